@@ -1,0 +1,48 @@
+import type { Db } from '../core/db/connection.ts';
+import { Forbidden, NotFound } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import { roleAtLeast, roleIn, visibleWorkspaceIds, type Role } from '../core/memberships.ts';
+import type { Auth } from './auth.ts';
+
+export type { Role };
+
+const ROLE_NEEDED: Record<Role, string> = {
+  viewer: 'a member of',
+  member: 'a member, admin or owner of',
+  admin: 'an admin or owner of',
+  owner: 'the owner of',
+};
+
+/**
+ * Who may see and do what, per CONTRACT section 2.1, for one request. A workspace the key
+ * cannot see is 404 (never 403); only once it is visible does a too-low role become 403.
+ */
+export class Access {
+  constructor(
+    private db: Db,
+    private auth: Auth,
+    /** Called with every workspace the caller can see that this request touches (request logs). */
+    private onWorkspace: (workspaceId: string) => void,
+  ) {}
+
+  async workspace(workspaceId: string, minRole: Role = 'viewer', action = 'do this'): Promise<{ id: string; role: Role }> {
+    if (!isUuid(workspaceId) || (this.auth.workspaceId && this.auth.workspaceId !== workspaceId)) throw new NotFound();
+    const role = await roleIn(this.db, this.auth.userId, workspaceId);
+    if (!role) throw new NotFound();
+    this.onWorkspace(workspaceId);
+    if (!roleAtLeast(role, minRole)) {
+      throw new Forbidden(`Only ${ROLE_NEEDED[minRole]} this workspace may ${action}; your role is ${role}.`);
+    }
+    return { id: workspaceId, role };
+  }
+
+  /** Marks a workspace as touched by this request (e.g. the one a create made) for the request log. */
+  markWorkspace(workspaceId: string): void {
+    this.onWorkspace(workspaceId);
+  }
+
+  /** Ids of every workspace the caller can see (only the bound one for a bound key), oldest first. */
+  workspaceIds(): Promise<string[]> {
+    return visibleWorkspaceIds(this.db, this.auth);
+  }
+}

@@ -1,0 +1,47 @@
+import type { operations } from '../generated/types.ts';
+import type { Db } from '../core/db/connection.ts';
+import type { Config } from '../core/config.ts';
+import type { Logger } from 'pino';
+import type { Auth } from './auth.ts';
+import type { Access } from './access.ts';
+
+export type OperationId = keyof operations;
+type Op<K extends OperationId> = operations[K];
+
+type JsonOf<C> = C extends { content: { 'application/json': infer B } } ? B : never;
+
+export type RequestBody<K extends OperationId> = Op<K> extends { requestBody: infer R }
+  ? JsonOf<R>
+  : Op<K> extends { requestBody?: infer R }
+    ? JsonOf<NonNullable<R>> | undefined
+    : undefined;
+
+// Defaults from the schema (e.g. limit=50) are filled in by validation before a handler runs.
+export type QueryOf<K extends OperationId> = Op<K>['parameters'] extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
+export type PathOf<K extends OperationId> = Op<K>['parameters'] extends { path: infer P } ? P : Record<string, never>;
+
+type SuccessStatus = 200 | 201 | 204;
+
+/** What a handler returns: one of the operation's success responses, typed from the document. */
+export type Reply<K extends OperationId> = {
+  [S in keyof Op<K>['responses'] & SuccessStatus]: Op<K>['responses'][S] extends { content: { 'application/json': infer B } }
+    ? { status: S; body: B; headers?: Record<string, string> }
+    : { status: S; body?: undefined; headers?: Record<string, string> };
+}[keyof Op<K>['responses'] & SuccessStatus];
+
+export interface HandlerContext<K extends OperationId> {
+  path: PathOf<K>;
+  query: QueryOf<K>;
+  body: RequestBody<K>;
+  auth: Auth;
+  access: Access;
+  db: Db;
+  config: Config;
+  log: Logger;
+  requestId: string;
+}
+
+export type Handler<K extends OperationId> = (ctx: HandlerContext<K>) => Promise<Reply<K>>;
+
+/** Every operation of the document must have exactly one handler. */
+export type HandlerMap = { [K in OperationId]: Handler<K> };

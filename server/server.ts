@@ -1,0 +1,43 @@
+import http from 'node:http';
+import type { Logger } from 'pino';
+import type { Db } from '../core/db/connection.ts';
+import type { Config } from '../core/config.ts';
+import { createApp } from './app.ts';
+import { handlers } from './handlers/index.ts';
+import type { RequestLogSink } from './request-log.ts';
+
+export interface RunningServer {
+  http: http.Server;
+  url: string;
+  /** Stops accepting, lets in-flight requests finish, flushes the request log. */
+  close(): Promise<void>;
+}
+
+/** Builds the app with the real handlers and listens (port 0 picks a free one, for tests). */
+export async function startServer(opts: {
+  db: Db;
+  config: Config;
+  log: Logger;
+  requestLog?: RequestLogSink;
+  port?: number;
+}): Promise<RunningServer> {
+  const app = createApp({ db: opts.db, config: opts.config, log: opts.log, handlers, requestLog: opts.requestLog });
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? opts.config.port, opts.config.host, () => resolve());
+  });
+  const addr = server.address() as { port: number };
+  return {
+    http: server,
+    url: `http://${opts.config.host}:${addr.port}`,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await opts.requestLog?.close();
+    },
+  };
+}
