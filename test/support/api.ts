@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { loadConfig } from '../../core/config.ts';
+import { bindModels, type Db } from '../../core/db/connection.ts';
+import { createLogger } from '../../core/logger.ts';
+import { createUser, setWorkspaceLimit } from '../../core/accounts.ts';
+import { addMember, type Role } from '../../core/memberships.ts';
+import { createApiKey, revokeApiKey } from '../../core/api-keys.ts';
+import { createWorkspace } from '../../core/workspaces.ts';
+import { startServer, type RunningServer } from '../../server/server.ts';
+import type { RequestLogSink } from '../../server/request-log.ts';
+import { freshDb } from './databases.ts';
+import { responseViolations } from './contract.ts';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  key?: string | null;
+  body?: unknown;
+  /** Sent as-is instead of JSON.stringify(body). */
+  rawBody?: string | Buffer;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+  /** Skip the contract check (only for deliberately malformed exchanges). */
+  unchecked?: boolean;
+}
+
+let emailCounter = 0;
+export function uniqueEmail(tag = 'user'): string {
+  emailCounter += 1;
+  return `${tag}.${process.pid}.${Date.now()}.${emailCounter}@example.com`;
+}
+
+export const ALL_SCOPES = ['deploys', 'search', 'workspaces', 'webhooks'] as const;
+
+/**
+ * A real server on an ephemeral port over a fresh database of one engine. Every response
+ * that passes through `call` is checked against the generated OpenAPI document.
+ */
+export class TestApi {
+  private constructor(
+    readonly engine: 'sqlite' | 'postgres',
+    readonly db: Db,
+    readonly dbUrl: string,
+    readonly server: RunningServer,
+  ) {}
+
+  static async start(engine: 'sqlite' | 'postgres', opts: { env?: Record<string, string>; requestLog?: RequestLogSink } = {}): Promise<TestApi> {
+    const { db, url } = await freshDb(engine);
+    bindModels(db);
+    const config = { ...loadConfig({ ...process.env, ...opts.env, DATABASE_URL: url }), host: '127.0.0.1' };
+    const log = createLogger('test-server', process.env.TEST_LOG_LEVEL || 'silent');
+    const server = await startServer({ db, config, log, port: 0, requestLog: opts.requestLog });
+    return new TestApi(engine, db, url, server);
+  }
+
+  get url(): string {
+    return this.server.url;
+  }
+
+  async stop(): Promise<void> {
+    await this.server.close();
+    await this.db.destroy();
+  }
+
+  async call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+    const url = new URL(path, this.url);
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers['x-api-key'] = opts.key;
+    let payload: string | Buffer | undefined;
+    if (opts.rawBody !== undefined) payload = opts.rawBody;
+    else if (opts.body !== undefined) {
+      payload = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(url, { method, headers, body: payload as BodyInit | undefined });
+    const text = await res.text();
+    const contentType = res.headers.get('content-type') ?? '';
+    let body: unknown = text;
+    if (contentType.includes('json') && text) body = JSON.parse(text);
+    if (text === '') body = undefined;
+    if (!opts.unchecked) {
+      const violations = responseViolations(method, url.pathname, res.status, contentType, body);
+      assert.deepEqual(violations, [], `${method} ${url.pathname}${url.search} -> ${res.status} ${text.slice(0, 300)}`);
+      assert.ok(res.headers.get('x-request-id'), 'every response carries x-request-id');
+      if (res.status >= 500) assert.fail(`server error: ${text}`);
+    }
+    return { status: res.status, headers: res.headers, body: body as T, text };
+  }
+
+  // ---- fixtures through the domain layer (what the operator CLI does) ----
+
+  /** A user in a new account (or `accountId`). */
+  async user(opts: { accountId?: string; email?: string } = {}): Promise<{ userId: string; accountId: string }> {
+    const u = await createUser(this.db, opts.email ?? uniqueEmail(), opts.accountId);
+    return { userId: u.userId, accountId: u.accountId };
+  }
+
+  async key(userId: string, opts: { scopes?: readonly string[]; workspaceId?: string | null } = {}): Promise<{ id: string; apiKey: string }> {
+    const k = await createApiKey(this.db, { userId, scopes: opts.scopes ?? ALL_SCOPES, workspaceId: opts.workspaceId ?? null });
+    return { id: k.id, apiKey: k.apiKey };
+  }
+
+  async revoke(keyId: string): Promise<void> {
+    await revokeApiKey(this.db, keyId);
+  }
+
+  async workspace(owner: { userId: string; accountId: string }, input: { name?: string; website?: string } = {}): Promise<string> {
+    const ws = await createWorkspace(this.db, {
+      accountId: owner.accountId,
+      userId: owner.userId,
+      input: { name: input.name ?? `Site ${uniqueEmail('ws')}`, website: input.website ?? 'https://www.example.com' },
+    });
+    return ws.id;
+  }
+
+  async member(workspaceId: string, userId: string, role: Role): Promise<void> {
+    await addMember(this.db, { workspaceId, userId, role });
+  }
+
+  async setLimit(accountId: string, n: number): Promise<void> {
+    await setWorkspaceLimit(this.db, accountId, n);
+  }
+
+  /** An owner with a workspace and an all-scope unbound key. */
+  async owner(): Promise<{ userId: string; accountId: string; workspaceId: string; apiKey: string; keyId: string }> {
+    const u = await this.user();
+    const workspaceId = await this.workspace(u);
+    const k = await this.key(u.userId);
+    return { ...u, workspaceId, apiKey: k.apiKey, keyId: k.id };
+  }
+}
