@@ -1,0 +1,91 @@
+import { isPostgres, type DbOrTrx } from '../db/connection.ts';
+import { nowMs } from '../clock.ts';
+import { newId } from '../ids.ts';
+import { jobKinds, type JobKind, type JobPayloads } from './kinds.ts';
+import { rawRows } from './sql.ts';
+
+/** The NOTIFY channel workers LISTEN on (PostgreSQL). */
+export const JOBS_CHANNEL = 'sitehealth_jobs';
+
+export interface EnqueueOptions {
+  /** Epoch ms; default now. */
+  runAt?: number;
+  /** Default: the kind's retry policy (core/jobs/kinds.ts). */
+  maxAttempts?: number;
+  /**
+   * At most one queued or running job holds a given key (finished jobs never block a new one).
+   * Namespace keys by what they identify, e.g. `site_check:<checkId>`.
+   */
+  dedupeKey?: string;
+  /**
+   * When a job with the same dedupe key is queued or running:
+   * - `ignore` (default): keep it as it is;
+   * - `replace`: if it is still queued (and of the same kind), move it to the new runAt with
+   *   the new payload and maxAttempts, keeping its id. A running job is never changed.
+   */
+  onDuplicate?: 'ignore' | 'replace';
+}
+
+export interface EnqueueResult {
+  /** The job that now stands for this request: the new one, or the existing duplicate. */
+  id: string;
+  /** `inserted` a new row; `replaced` moved a queued duplicate; `ignored` left a duplicate alone. */
+  outcome: 'inserted' | 'replaced' | 'ignored';
+}
+
+/**
+ * Add a job inside the caller's transaction, so the job commits or rolls back with the rows it
+ * is about. On PostgreSQL a due job also sends `pg_notify` in the same transaction: listening
+ * workers wake when (and only if) it commits.
+ */
+export async function enqueue<K extends JobKind>(
+  trx: DbOrTrx,
+  kind: K,
+  payload: JobPayloads[K],
+  options: EnqueueOptions = {},
+): Promise<EnqueueResult> {
+  const now = nowMs();
+  const runAt = Math.round(options.runAt ?? now);
+  const maxAttempts = options.maxAttempts ?? jobKinds[kind].maxAttempts;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error('maxAttempts must be a positive integer');
+  const id = newId();
+  const values = [id, kind, JSON.stringify(payload), runAt, maxAttempts, options.dedupeKey ?? null, now, now];
+  const insert = `INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
+    VALUES (?, ?, ?, 'queued', ?, 0, ?, ?, ?, ?)`;
+
+  let result: EnqueueResult;
+  if (options.dedupeKey === undefined) {
+    await trx.raw(insert, values);
+    result = { id, outcome: 'inserted' };
+  } else {
+    // The conflict target names the partial unique index (same predicate), on both engines.
+    const onConflict =
+      (options.onDuplicate ?? 'ignore') === 'replace'
+        ? `DO UPDATE SET payload = excluded.payload, run_at = excluded.run_at,
+             max_attempts = excluded.max_attempts, updated_at = excluded.updated_at
+           WHERE jobs.state = 'queued' AND jobs.kind = excluded.kind`
+        : 'DO NOTHING';
+    const rows = await rawRows<{ id: string }>(
+      trx,
+      `${insert}
+       ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running')
+       ${onConflict}
+       RETURNING id`,
+      values,
+    );
+    if (rows.length) {
+      result = { id: rows[0].id, outcome: rows[0].id === id ? 'inserted' : 'replaced' };
+    } else {
+      const existing = await trx('jobs')
+        .select('id')
+        .where({ dedupe_key: options.dedupeKey })
+        .orderBy('created_at', 'desc')
+        .first();
+      result = { id: (existing as { id: string } | undefined)?.id ?? id, outcome: 'ignored' };
+    }
+  }
+  if (result.outcome !== 'ignored' && runAt <= now && isPostgres(trx)) {
+    await trx.raw('SELECT pg_notify(?, ?)', [JOBS_CHANNEL, kind]);
+  }
+  return result;
+}

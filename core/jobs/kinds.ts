@@ -1,0 +1,64 @@
+// The job kinds and their payload types: the single list that the API (enqueue), the worker
+// (task registry) and the operator CLI agree on.
+//
+// To add a kind:
+//   1. add `my_kind: { ...payload }` to JobPayloads (ids only: payloads are logged by kind and
+//      id, never by content, and must not carry secrets),
+//   2. add its retry policy to `jobKinds` below (the compiler insists),
+//   3. add worker/tasks/my_kind.ts and register it in worker/tasks/index.ts (the compiler
+//      insists there too).
+
+export interface JobPayloads {
+  /** Retention and cleanup; one per period across all workers (see worker/maintenance.ts). */
+  maintenance: { periodStart: number };
+  site_check: { checkId: string };
+  site_crawl: { crawlId: string };
+  webhook_delivery: { deliveryId: string };
+  /** Does nothing: tests and benchmarks. */
+  noop: Record<string, never>;
+  /**
+   * Test-only: records each run in a `job_test_runs` table that only tests create; without the
+   * table the job fails. Harmless in production, where nothing enqueues it.
+   */
+  test_record: { sleepMs?: number; failUntilAttempt?: number };
+}
+
+export type JobKind = keyof JobPayloads;
+
+export interface RetryPolicy {
+  /** Attempts in all (the first run included) before the job is recorded as failed. */
+  maxAttempts: number;
+  /** Delay before retry 1; doubles for each further retry, capped at backoffMaxMs. */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** Abort the attempt (and fail it) after this long; 0 = no limit. */
+  timeoutMs: number;
+}
+
+const MINUTE = 60_000;
+
+export const jobKinds = {
+  maintenance: { maxAttempts: 3, backoffBaseMs: 1 * MINUTE, backoffMaxMs: 15 * MINUTE, timeoutMs: 30 * MINUTE },
+  site_check: { maxAttempts: 3, backoffBaseMs: 30_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 10 * MINUTE },
+  site_crawl: { maxAttempts: 3, backoffBaseMs: 1 * MINUTE, backoffMaxMs: 30 * MINUTE, timeoutMs: 2 * 60 * MINUTE },
+  webhook_delivery: { maxAttempts: 3, backoffBaseMs: 30_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 2 * MINUTE },
+  noop: { maxAttempts: 3, backoffBaseMs: 1_000, backoffMaxMs: 10_000, timeoutMs: 0 },
+  test_record: { maxAttempts: 3, backoffBaseMs: 200, backoffMaxMs: 2_000, timeoutMs: 0 },
+} as const satisfies { [K in JobKind]: RetryPolicy };
+
+export const JOB_KINDS = Object.keys(jobKinds) as JobKind[];
+
+export function isJobKind(value: unknown): value is JobKind {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(jobKinds, value);
+}
+
+export function retryPolicy(kind: string): RetryPolicy {
+  return isJobKind(kind) ? jobKinds[kind] : jobKinds.noop;
+}
+
+export const JOB_STATES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+export function isJobState(value: unknown): value is JobState {
+  return typeof value === 'string' && (JOB_STATES as readonly string[]).includes(value);
+}

@@ -1,0 +1,353 @@
+// The jobs table's SQL operations and the runner, in process, on every engine.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { setClockOffset, nowMs } from '../core/clock.ts';
+import { createDb, type Db } from '../core/db/connection.ts';
+import { retryDelayMs } from '../core/jobs/backoff.ts';
+import { claimJobs } from '../core/jobs/claim.ts';
+import { completeJob } from '../core/jobs/complete.ts';
+import { enqueue } from '../core/jobs/enqueue.ts';
+import { cancelJobs } from '../core/jobs/cancel.ts';
+import { failJob } from '../core/jobs/fail.ts';
+import { extendLeases } from '../core/jobs/heartbeat.ts';
+import { jobKinds } from '../core/jobs/kinds.ts';
+import { resetExpiredLeases } from '../core/jobs/reset-expired.ts';
+import { PermanentJobError } from '../worker/task.ts';
+import { tasks } from '../worker/tasks/index.ts';
+import { engines, freshDb, dropCreatedDatabases } from './support/databases.ts';
+import { createTestRunsTable, jobRow, memoryLogger, testRunner, waitFor } from './support/jobs.ts';
+
+after(dropCreatedDatabases);
+
+test('backoff: exponential, capped, with equal jitter', () => {
+  const p = { maxAttempts: 10, backoffBaseMs: 1000, backoffMaxMs: 10_000, timeoutMs: 0 };
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6].map((a) => retryDelayMs(p, a, () => 1)),
+    [1000, 2000, 4000, 8000, 10_000, 10_000],
+  );
+  assert.deepEqual(
+    [1, 2, 3, 4, 5].map((a) => retryDelayMs(p, a, () => 0)),
+    [500, 1000, 2000, 4000, 5000],
+  );
+  for (let i = 0; i < 100; i++) {
+    const d = retryDelayMs(p, 3);
+    assert.ok(d >= 2000 && d <= 4000, `${d}`);
+  }
+});
+
+for (const engine of engines()) {
+  describe(`jobs (${engine})`, () => {
+    let db: Db;
+    let url: string;
+    before(async () => {
+      ({ db, url } = await freshDb(engine));
+      await createTestRunsTable(db);
+    });
+    after(async () => {
+      await db.destroy();
+    });
+    afterEach(async () => {
+      setClockOffset(0);
+      await db('jobs').del();
+      await db('job_test_runs').del();
+    });
+
+    test('enqueue commits and rolls back with the caller’s transaction', async () => {
+      await db.transaction(async (trx) => {
+        await enqueue(trx, 'noop', {});
+      });
+      await assert.rejects(
+        db.transaction(async (trx) => {
+          await enqueue(trx, 'noop', {});
+          throw new Error('rollback');
+        }),
+        /rollback/,
+      );
+      const rows = await db('jobs').select('*');
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].state, 'queued');
+      assert.equal(Number(rows[0].max_attempts), jobKinds.noop.maxAttempts);
+    });
+
+    test('dedupe key: ignore keeps, replace moves a queued job, finished jobs do not block', async () => {
+      const t = nowMs();
+      const a = await enqueue(db, 'site_check', { checkId: 'c1' }, { dedupeKey: 'site_check:x', runAt: t + 1000 });
+      assert.equal(a.outcome, 'inserted');
+      const b = await enqueue(db, 'site_check', { checkId: 'c2' }, { dedupeKey: 'site_check:x', runAt: t + 5000 });
+      assert.deepEqual(b, { id: a.id, outcome: 'ignored' });
+      assert.equal((await jobRow(db, a.id)).run_at, t + 1000);
+      const c = await enqueue(
+        db,
+        'site_check',
+        { checkId: 'c3' },
+        { dedupeKey: 'site_check:x', runAt: t + 9000, onDuplicate: 'replace' },
+      );
+      assert.deepEqual(c, { id: a.id, outcome: 'replaced' });
+      const row = await jobRow(db, a.id);
+      assert.equal(row.run_at, t + 9000);
+      assert.deepEqual(JSON.parse(row.payload), { checkId: 'c3' });
+      assert.equal(await db('jobs').count({ n: '*' }).first().then((r) => Number(r!.n)), 1);
+
+      // Running: replace leaves it alone.
+      setClockOffset(10_000);
+      const [claimed] = await claimJobs(db, { workerId: 'w', limit: 5, leaseMs: 1000, now: nowMs() });
+      assert.equal(claimed.id, a.id);
+      const d = await enqueue(db, 'site_check', { checkId: 'c4' }, { dedupeKey: 'site_check:x', onDuplicate: 'replace' });
+      assert.deepEqual(d, { id: a.id, outcome: 'ignored' });
+      assert.deepEqual(JSON.parse((await jobRow(db, a.id)).payload), { checkId: 'c3' });
+
+      // Done: a new job with the same key is a new row.
+      assert.equal(await completeJob(db, 'w', claimed, nowMs()), true);
+      const e = await enqueue(db, 'site_check', { checkId: 'c5' }, { dedupeKey: 'site_check:x' });
+      assert.equal(e.outcome, 'inserted');
+      assert.notEqual(e.id, a.id);
+
+      // Cancelled: no longer blocks either.
+      assert.equal(await cancelJobs(db, { dedupeKey: 'site_check:x' }), 1);
+      assert.equal((await enqueue(db, 'site_check', { checkId: 'c6' }, { dedupeKey: 'site_check:x' })).outcome, 'inserted');
+    });
+
+    test('claim takes due jobs in run_at order, in batches, and takes the lease', async () => {
+      const t = nowMs();
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await enqueue(db, 'noop', {}, { runAt: t - 1000 + i * 10 })).id);
+      await enqueue(db, 'noop', {}, { runAt: t + 60_000 });
+      const first = await claimJobs(db, { workerId: 'w1', limit: 3, leaseMs: 5000, now: t });
+      assert.deepEqual(first.map((j) => j.id), ids.slice(0, 3));
+      const second = await claimJobs(db, { workerId: 'w2', limit: 10, leaseMs: 5000, now: t });
+      assert.deepEqual(second.map((j) => j.id), ids.slice(3));
+      const row = await jobRow(db, ids[0]);
+      assert.equal(row.state, 'running');
+      assert.equal(row.attempts, 1);
+      assert.equal(row.locked_by, 'w1');
+      assert.equal(Number(row.lease_expires_at), t + 5000);
+      assert.deepEqual(await claimJobs(db, { workerId: 'w3', limit: 10, leaseMs: 5000, now: t }), []);
+    });
+
+    test('concurrent claims from separate connections never share a job', async () => {
+      const n = 300;
+      await db.transaction(async (trx) => {
+        for (let i = 0; i < n; i++) await enqueue(trx, 'noop', {});
+      });
+      const others = [createDb(url), createDb(url), createDb(url)];
+      try {
+        const seen: string[] = [];
+        await Promise.all(
+          others.map(async (h, w) => {
+            for (;;) {
+              const got = await claimJobs(h, { workerId: `w${w}`, limit: 7, leaseMs: 5000, now: nowMs() });
+              if (!got.length) return;
+              seen.push(...got.map((j) => j.id));
+            }
+          }),
+        );
+        assert.equal(seen.length, n);
+        assert.equal(new Set(seen).size, n);
+      } finally {
+        await Promise.all(others.map((h) => h.destroy()));
+      }
+    });
+
+    test('a stale worker’s completion or failure after its lease expired changes nothing', async () => {
+      const { id } = await enqueue(db, 'noop', {});
+      const t = nowMs();
+      const [a] = await claimJobs(db, { workerId: 'A', limit: 1, leaseMs: 1000, now: t });
+      // A stalls; its lease runs out; any worker recovers the job and B claims it.
+      const recovered = await resetExpiredLeases(db, t + 1001);
+      assert.deepEqual(recovered.map((j) => [j.id, j.state]), [[id, 'queued']]);
+      // Still stale before B claims it.
+      assert.equal(await completeJob(db, 'A', a, t + 1002), false);
+      const [b] = await claimJobs(db, { workerId: 'B', limit: 1, leaseMs: 1000, now: t + 1003 });
+      assert.equal(b.attempts, 2);
+      assert.equal(await completeJob(db, 'A', a, t + 1004), false);
+      assert.equal(await failJob(db, 'A', a, { error: new Error('late'), retryAt: t + 5000, now: t + 1004 }), 'stale');
+      let row = await jobRow(db, id);
+      assert.equal(row.state, 'running');
+      assert.equal(row.locked_by, 'B');
+      assert.equal(row.attempts, 2);
+      // The same worker id with an older attempt number is stale too.
+      assert.equal(await completeJob(db, 'B', { id, attempts: 1 }, t + 1005), false);
+      assert.equal(await completeJob(db, 'B', b, t + 1006), true);
+      row = await jobRow(db, id);
+      assert.equal(row.state, 'done');
+      assert.equal(Number(row.finished_at), t + 1006);
+    });
+
+    test('heartbeat renews only the leases a worker still holds', async () => {
+      await enqueue(db, 'noop', {});
+      await enqueue(db, 'noop', {});
+      const t = nowMs();
+      const [j1, j2] = await claimJobs(db, { workerId: 'A', limit: 2, leaseMs: 1000, now: t });
+      await db('jobs').where({ id: j2.id }).update({ lease_expires_at: t - 1 });
+      await resetExpiredLeases(db, t);
+      const held = await extendLeases(db, 'A', { now: t + 500, leaseMs: 1000 });
+      assert.deepEqual(held, [{ id: j1.id, attempts: 1 }]);
+      assert.equal(Number((await jobRow(db, j1.id)).lease_expires_at), t + 1500);
+    });
+
+    test('an expired lease on the last attempt fails the job with its error', async () => {
+      const { id } = await enqueue(db, 'noop', {}, { maxAttempts: 1 });
+      const t = nowMs();
+      await claimJobs(db, { workerId: 'dead-worker', limit: 1, leaseMs: 10, now: t });
+      const [r] = await resetExpiredLeases(db, t + 11);
+      assert.equal(r.state, 'failed');
+      const row = await jobRow(db, id);
+      assert.equal(row.state, 'failed');
+      assert.match(row.last_error!, /lease expired: worker dead-worker/);
+    });
+
+    test('retries follow the backoff schedule on a controlled clock, then fail for good', async () => {
+      const runner = testRunner(db, { random: () => 1 });
+      const { id } = await enqueue(db, 'test_record', { failUntilAttempt: 99 }, { maxAttempts: 4 });
+      const policy = jobKinds.test_record;
+      const delays: number[] = [];
+      for (let attempt = 1; attempt <= 4; attempt++) {
+        assert.equal(await runner.runDue(), 1, `attempt ${attempt} runs`);
+        const row = await jobRow(db, id);
+        assert.equal(row.attempts, attempt);
+        if (attempt < 4) {
+          assert.equal(row.state, 'queued');
+          assert.equal(row.locked_by, null);
+          assert.match(row.last_error!, new RegExp(`planned failure on attempt ${attempt}`));
+          delays.push(row.run_at - Number(row.updated_at));
+          // Not due yet: nothing runs until the clock reaches run_at.
+          setClockOffset(row.run_at - Date.now() - 5);
+          assert.equal(await runner.runDue(), 0);
+          setClockOffset(row.run_at - Date.now());
+        } else {
+          assert.equal(row.state, 'failed');
+          assert.match(row.last_error!, /planned failure on attempt 4/);
+          assert.ok(row.finished_at);
+        }
+      }
+      assert.deepEqual(delays, [1, 2, 3].map((a) => retryDelayMs(policy, a, () => 1)));
+      assert.deepEqual(delays, [200, 400, 800]);
+      const runs = await db('job_test_runs').where({ job_id: id, phase: 'start' }).count({ n: '*' }).first();
+      assert.equal(Number(runs!.n), 4);
+    });
+
+    test('a PermanentJobError fails the job at once; a success after retries is done', async () => {
+      const runner = testRunner(db, {
+        tasks: {
+          ...tasks,
+          noop: async () => {
+            throw new PermanentJobError('payload names nothing');
+          },
+        },
+      });
+      const { id } = await enqueue(db, 'noop', {});
+      await runner.runDue();
+      const row = await jobRow(db, id);
+      assert.equal(row.state, 'failed');
+      assert.equal(row.attempts, 1);
+      assert.match(row.last_error!, /PermanentJobError: payload names nothing/);
+
+      const ok = await enqueue(db, 'test_record', { failUntilAttempt: 2 });
+      await runner.runDue();
+      setClockOffset(60_000);
+      await runner.runDue();
+      const okRow = await jobRow(db, ok.id);
+      assert.equal(okRow.state, 'done');
+      assert.equal(okRow.attempts, 2);
+    });
+
+    test('graceful stop lets short jobs finish and releases the rest', async () => {
+      const { logger, lines } = memoryLogger();
+      const runner = testRunner(db, { concurrency: 3, pollMs: 20, logger });
+      const short = await enqueue(db, 'test_record', { sleepMs: 150 });
+      const long1 = await enqueue(db, 'test_record', { sleepMs: 30_000 });
+      const long2 = await enqueue(db, 'test_record', { sleepMs: 30_000 });
+      await runner.start();
+      await waitFor('three running jobs', async () => runner.active === 3);
+      const t0 = Date.now();
+      const res = await runner.stop(600);
+      assert.ok(Date.now() - t0 < 3000);
+      assert.deepEqual(res.released.sort(), [long1.id, long2.id].sort());
+      assert.equal((await jobRow(db, short.id)).state, 'done');
+      for (const id of [long1.id, long2.id]) {
+        const row = await jobRow(db, id);
+        assert.equal(row.state, 'queued');
+        assert.equal(row.attempts, 0);
+        assert.equal(row.locked_by, null);
+      }
+      const outcomes = lines.filter((l) => l.msg?.toString().startsWith('job ')).map((l) => [l.jobId, l.outcome]);
+      assert.deepEqual(
+        outcomes.sort(),
+        [
+          [short.id, 'done'],
+          [long1.id, 'released'],
+          [long2.id, 'released'],
+        ].sort(),
+      );
+      // A later worker runs them normally.
+      await db('jobs').whereIn('id', [long1.id, long2.id]).update({ payload: '{}' });
+      await testRunner(db).runDue();
+      assert.equal((await jobRow(db, long1.id)).state, 'done');
+    });
+
+    test('heartbeats keep a long job’s lease while another worker recovers expired ones', async () => {
+      const a = testRunner(db, { pollMs: 20, leaseMs: 400, heartbeatMs: 100 });
+      const b = testRunner(db, { pollMs: 20, leaseMs: 400, heartbeatMs: 100, recoverMs: 50 });
+      const { id } = await enqueue(db, 'test_record', { sleepMs: 1200 });
+      await a.start();
+      await waitFor('job running on a', async () => a.active === 1);
+      await b.start();
+      await waitFor('job done', async () => (await jobRow(db, id)).state === 'done');
+      const row = await jobRow(db, id);
+      assert.equal(row.attempts, 1);
+      assert.equal(row.locked_by, a.workerId);
+      await Promise.all([a.stop(100), b.stop(100)]);
+    });
+
+    test('a worker that lost its lease aborts the attempt and writes nothing', async () => {
+      const { logger, lines } = memoryLogger();
+      const a = testRunner(db, { pollMs: 20, leaseMs: 5000, heartbeatMs: 50, logger });
+      const { id } = await enqueue(db, 'test_record', { sleepMs: 30_000 });
+      await a.start();
+      await waitFor('job running', async () => a.active === 1);
+      // Another worker decided the lease had expired and took the job.
+      await db('jobs').where({ id }).update({ state: 'queued', locked_by: null, lease_expires_at: null });
+      const [b] = await claimJobs(db, { workerId: 'B', limit: 1, leaseMs: 5000, now: nowMs() });
+      await waitFor('a aborts', async () => a.active === 0);
+      assert.ok(lines.some((l) => l.jobId === id && l.outcome === 'lease_lost'));
+      const row = await jobRow(db, id);
+      assert.equal(row.state, 'running');
+      assert.equal(row.locked_by, 'B');
+      assert.equal(b.attempts, 2);
+      await a.stop(100);
+    });
+
+    test('a running worker picks up new jobs without sleeping after found work', async () => {
+      const runner = testRunner(db, {
+        concurrency: 5,
+        pollMs: engine === 'postgres' ? 60_000 : 50,
+        listenUrl: url,
+      });
+      await runner.start();
+      const starts: number[] = [];
+      for (let round = 0; round < 5; round++) {
+        const committed = await db.transaction(async (trx) => {
+          await enqueue(trx, 'test_record', {});
+          return Date.now();
+        });
+        const rows = await waitFor('job started', async () => {
+          const r = (await db('job_test_runs').where({ phase: 'start' }).orderBy('n')) as Array<{ at: number }>;
+          return r.length > round ? r : null;
+        });
+        starts.push(Number(rows[round].at) - committed);
+        await waitFor('runs', async () => Number((await db('job_test_runs').count({ n: '*' }).first())!.n) >= (round + 1) * 2);
+      }
+      // PostgreSQL wakes on NOTIFY (poll set to a minute); SQLite within its 50 ms poll.
+      const limit = engine === 'postgres' ? 100 : 50 + 100;
+      assert.ok(Math.max(...starts) < limit, `start latencies ${starts.join(', ')} ms`);
+      // A batch bigger than the concurrency drains without waiting for the poll.
+      await db.transaction(async (trx) => {
+        for (let i = 0; i < 40; i++) await enqueue(trx, 'noop', {});
+      });
+      const t0 = Date.now();
+      await waitFor('batch drained', async () => Number((await db('jobs').where({ kind: 'noop', state: 'done' }).count({ n: '*' }).first())!.n) === 40);
+      if (engine === 'postgres') assert.ok(Date.now() - t0 < 1000);
+      await runner.stop(1000);
+    });
+  });
+}

@@ -1,0 +1,54 @@
+// Worker process: `npm run start:worker` (any number of them on one database).
+import { createDb } from '../core/db/connection.ts';
+import { errorText } from '../core/jobs/sql.ts';
+import { loadWorkerConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { Runner } from './runner.ts';
+import { tasks } from './tasks/index.ts';
+
+const config = loadWorkerConfig();
+const logger = createLogger(config.base.logLevel);
+const url = config.base.databaseUrl;
+// Handlers, the claim and the completion writes run side by side: a few connections more
+// than the concurrency (SQLite keeps its single connection).
+const db = createDb(url, { pool: { max: config.concurrency + 3 } });
+
+if (!(await db.schema.hasTable('jobs'))) {
+  logger.fatal('the jobs table does not exist: run `npm run migrate` first');
+  await db.destroy();
+  process.exit(1);
+}
+
+const runner = new Runner({
+  db,
+  tasks,
+  logger,
+  concurrency: config.concurrency,
+  pollMs: config.pollMs,
+  leaseMs: config.leaseMs,
+  heartbeatMs: config.heartbeatMs,
+  listenUrl: url,
+  maintenancePeriodMs: config.maintenancePeriodMs,
+});
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) {
+    // A second signal: stop now; unfinished jobs return when their lease expires.
+    logger.warn({ signal }, 'second signal: exiting at once');
+    process.exit(1);
+  }
+  stopping = true;
+  logger.info({ signal }, 'shutting down');
+  try {
+    await runner.stop(config.shutdownMs);
+  } catch (err) {
+    logger.error({ err: errorText(err) }, 'error while stopping');
+  }
+  await db.destroy().catch(() => {});
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+
+await runner.start();

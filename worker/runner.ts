@@ -1,0 +1,407 @@
+import crypto from 'node:crypto';
+import os from 'node:os';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { isPostgres, type Db } from '../core/db/connection.ts';
+import { nowMs } from '../core/clock.ts';
+import { retryDelayMs } from '../core/jobs/backoff.ts';
+import { claimJobs, type ClaimedJob } from '../core/jobs/claim.ts';
+import { completeJobs, type JobLease } from '../core/jobs/complete.ts';
+import { JOBS_CHANNEL } from '../core/jobs/enqueue.ts';
+import { failJob, type FailOutcome } from '../core/jobs/fail.ts';
+import { extendLeases } from '../core/jobs/heartbeat.ts';
+import { isJobKind, retryPolicy, type JobKind } from '../core/jobs/kinds.ts';
+import { releaseJobs } from '../core/jobs/release.ts';
+import { resetExpiredLeases } from '../core/jobs/reset-expired.ts';
+import { errorText } from '../core/jobs/sql.ts';
+import { scheduleMaintenance } from './maintenance.ts';
+import { PermanentJobError, type TaskContext, type TaskHandler, type TaskRegistry } from './task.ts';
+
+export interface RunnerOptions {
+  db: Db;
+  tasks: TaskRegistry;
+  logger: Logger;
+  /** Jobs run at once. */
+  concurrency: number;
+  /** Idle poll interval; on PostgreSQL NOTIFY wakes the runner sooner. */
+  pollMs: number;
+  leaseMs: number;
+  heartbeatMs: number;
+  /** How often this runner recovers expired leases; default min(leaseMs / 2, 15 s). */
+  recoverMs?: number;
+  /** PostgreSQL URL for the LISTEN connection; absent or SQLite: polling only. */
+  listenUrl?: string;
+  /** Schedule the maintenance job for each period of this length; null: don't. */
+  maintenancePeriodMs?: number | null;
+  workerId?: string;
+  now?: () => number;
+  random?: () => number;
+}
+
+export type JobOutcome = 'done' | 'retry' | 'failed' | 'stale' | 'lease_lost' | 'released' | 'error';
+
+interface Running {
+  job: ClaimedJob;
+  ac: AbortController;
+  /** Claim batch number: the heartbeat judges only jobs claimed before it started. */
+  claimSeq: number;
+  /** Set when the worker no longer owns the attempt: its result is not written. */
+  gone: 'lease_lost' | 'released' | null;
+  done: Promise<void>;
+}
+
+export function defaultWorkerId(): string {
+  return `${os.hostname().slice(0, 80)}/${process.pid}/${crypto.randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Claims due jobs in batches (up to its free slots), runs them, and writes their results,
+ * batching completions: a slot is free again as soon as its handler returns, and the
+ * completions that pile up while one write is in flight go out together in the next.
+ * It claims again at once while claims keep finding work, and otherwise waits for a NOTIFY
+ * (PostgreSQL), the poll timer, or a job finishing while the queue may still hold due jobs.
+ */
+export class Runner {
+  readonly workerId: string;
+  private readonly o: RunnerOptions;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly running = new Map<string, Running>();
+  private readonly writes = new Set<Promise<unknown>>();
+  private pendingCompletions: Array<{ lease: JobLease; resolve: (ok: boolean) => void; reject: (e: unknown) => void }> =
+    [];
+  private completionFlush: Promise<void> | null = null;
+  private claiming = false;
+  /** The queue may hold due jobs (false once a claim came back short, until woken). */
+  private maybeMore = true;
+  /** Counts wake-ups so a wake-up during a claim is not lost. */
+  private wakeSeq = 0;
+  private claimSeq = 0;
+  private stopping = false;
+  private started = false;
+  private timers: NodeJS.Timeout[] = [];
+  private listener: pg.Client | null = null;
+
+  constructor(o: RunnerOptions) {
+    this.o = o;
+    this.workerId = o.workerId ?? defaultWorkerId();
+    this.now = o.now ?? nowMs;
+    this.random = o.random ?? Math.random;
+  }
+
+  /** Number of jobs whose handlers are running now. */
+  get active(): number {
+    return this.running.size;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('runner already started');
+    this.started = true;
+    const { o } = this;
+    o.logger.info(
+      { workerId: this.workerId, concurrency: o.concurrency, pollMs: o.pollMs, leaseMs: o.leaseMs },
+      'worker starting',
+    );
+    const every = (ms: number, fn: () => unknown) => {
+      const t = setInterval(fn, ms);
+      t.unref();
+      this.timers.push(t);
+    };
+    every(o.pollMs, () => this.wake());
+    every(o.heartbeatMs, () => void this.heartbeat());
+    every(o.recoverMs ?? Math.max(50, Math.min(o.leaseMs / 2, 15_000)), () => void this.recover());
+    if (o.maintenancePeriodMs) {
+      const period = o.maintenancePeriodMs;
+      every(Math.max(1000, period / 2), () => void this.scheduleMaintenance(period));
+      await this.scheduleMaintenance(period);
+    }
+    if (o.listenUrl && isPostgres(o.db)) await this.listen(o.listenUrl);
+    await this.recover();
+    this.wake();
+    o.logger.info({ workerId: this.workerId, listening: this.listener !== null }, 'worker ready');
+  }
+
+  /** Something may be due: claim if there are free slots. */
+  wake(): void {
+    this.wakeSeq++;
+    this.maybeMore = true;
+    void this.claimLoop();
+  }
+
+  private async claimLoop(): Promise<void> {
+    if (this.claiming || this.stopping) return;
+    this.claiming = true;
+    try {
+      while (!this.stopping && this.maybeMore) {
+        const free = this.o.concurrency - this.running.size;
+        if (free <= 0) break;
+        const seq = this.wakeSeq;
+        let jobs: ClaimedJob[];
+        try {
+          jobs = await claimJobs(this.o.db, { workerId: this.workerId, limit: free, leaseMs: this.o.leaseMs, now: this.now() });
+        } catch (err) {
+          this.o.logger.error({ err: errorText(err) }, 'claim failed; retrying at the next poll');
+          break;
+        }
+        if (jobs.length < free && seq === this.wakeSeq) this.maybeMore = false;
+        const batch = ++this.claimSeq;
+        for (const job of jobs) this.startJob(job, batch);
+      }
+    } finally {
+      this.claiming = false;
+    }
+  }
+
+  private startJob(job: ClaimedJob, claimSeq: number): Running {
+    const r: Running = { job, ac: new AbortController(), claimSeq, gone: null, done: Promise.resolve() };
+    this.running.set(job.id, r);
+    r.done = this.execute(r).finally(() => {
+      this.running.delete(job.id);
+      if (this.started && this.maybeMore) void this.claimLoop();
+    });
+    return r;
+  }
+
+  private async execute(r: Running): Promise<void> {
+    const { job } = r;
+    const log = this.o.logger.child({ kind: job.kind, jobId: job.id, attempt: job.attempts });
+    const policy = retryPolicy(job.kind);
+    const t0 = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    if (policy.timeoutMs > 0) {
+      timer = setTimeout(() => r.ac.abort(new Error(`timed out after ${policy.timeoutMs} ms`)), policy.timeoutMs);
+    }
+    let error: unknown = null;
+    try {
+      if (!isJobKind(job.kind)) throw new Error(`no handler for job kind "${job.kind}"`);
+      const handler = this.o.tasks[job.kind] as TaskHandler<JobKind>;
+      const ctx: TaskContext = {
+        db: this.o.db,
+        signal: r.ac.signal,
+        job: { id: job.id, kind: job.kind, attempts: job.attempts, maxAttempts: job.maxAttempts },
+        logger: log,
+        now: this.now,
+      };
+      await untilAborted(handler(job.payload, ctx), r.ac.signal);
+    } catch (err) {
+      error = err ?? new Error('job failed');
+    } finally {
+      clearTimeout(timer);
+    }
+    const durationMs = Math.round((performance.now() - t0) * 10) / 10;
+    const report = (outcome: JobOutcome, extra: Record<string, unknown> = {}) => {
+      const level = outcome === 'done' || outcome === 'retry' ? 'info' : outcome === 'released' ? 'warn' : 'error';
+      log[level]({ durationMs, outcome, ...extra }, `job ${outcome}`);
+    };
+    if (r.gone) {
+      report(r.gone);
+      return;
+    }
+    if (error === null) {
+      // Not awaited: the slot frees now, the write joins the next completion batch.
+      this.track(
+        this.complete({ id: job.id, attempts: job.attempts }).then(
+          (ok) => report(ok ? 'done' : 'stale'),
+          (err) => report('error', { error: errorText(err), note: 'completion not recorded; the job will run again' }),
+        ),
+      );
+      return;
+    }
+    const now = this.now();
+    const retryAt = error instanceof PermanentJobError ? null : now + retryDelayMs(policy, job.attempts, this.random);
+    let outcome: FailOutcome;
+    try {
+      outcome = await this.track(
+        failJob(this.o.db, this.workerId, { id: job.id, attempts: job.attempts }, { error, retryAt, now }),
+      );
+    } catch (err) {
+      report('error', { error: errorText(error), writeError: errorText(err) });
+      return;
+    }
+    report(outcome, {
+      error: errorText(error),
+      ...(outcome === 'retry' && retryAt !== null ? { retryInMs: retryAt - now } : {}),
+    });
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.writes.add(p);
+    const untrack = () => this.writes.delete(p);
+    p.then(untrack, untrack);
+    return p;
+  }
+
+  private complete(lease: JobLease): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.pendingCompletions.push({ lease, resolve, reject });
+      // Start on the next turn so that jobs finishing in the same turn share one statement.
+      if (!this.completionFlush) this.completionFlush = new Promise<void>((r) => setImmediate(r)).then(() => this.flushCompletions());
+    });
+  }
+
+  private async flushCompletions(): Promise<void> {
+    try {
+      while (this.pendingCompletions.length) {
+        const batch = this.pendingCompletions.splice(0, 500);
+        try {
+          const ids = new Set(await completeJobs(this.o.db, this.workerId, batch.map((b) => b.lease), this.now()));
+          for (const b of batch) b.resolve(ids.has(b.lease.id));
+        } catch (err) {
+          for (const b of batch) b.reject(err);
+        }
+      }
+    } finally {
+      this.completionFlush = null;
+    }
+  }
+
+  /** Wait for every result write this runner has started. */
+  private async flushWrites(): Promise<void> {
+    while (this.writes.size || this.completionFlush) {
+      await Promise.allSettled([...this.writes, this.completionFlush]);
+    }
+  }
+
+  /** Renew this worker's leases; abort the attempts it turns out to have lost. */
+  private async heartbeat(): Promise<void> {
+    if (!this.running.size && !this.writes.size) return;
+    const seq = this.claimSeq;
+    try {
+      const held = await extendLeases(this.o.db, this.workerId, { now: this.now(), leaseMs: this.o.leaseMs });
+      const keys = new Set(held.map((l) => `${l.id}:${l.attempts}`));
+      for (const r of this.running.values()) {
+        if (r.claimSeq <= seq && !r.gone && !keys.has(`${r.job.id}:${r.job.attempts}`)) {
+          r.gone = 'lease_lost';
+          r.ac.abort(new Error('lease lost: another worker recovered this job'));
+        }
+      }
+    } catch (err) {
+      this.o.logger.error({ err: errorText(err) }, 'heartbeat failed');
+    }
+  }
+
+  /** Any worker recovers expired leases (of workers that died or stalled). */
+  private async recover(): Promise<void> {
+    try {
+      const recovered = await resetExpiredLeases(this.o.db, this.now());
+      for (const j of recovered) {
+        this.o.logger.warn({ kind: j.kind, jobId: j.id, attempt: j.attempts, state: j.state }, 'recovered a job whose lease expired');
+      }
+      if (recovered.some((j) => j.state === 'queued')) this.wake();
+    } catch (err) {
+      this.o.logger.error({ err: errorText(err) }, 'lease recovery failed');
+    }
+  }
+
+  private async scheduleMaintenance(periodMs: number): Promise<void> {
+    try {
+      await scheduleMaintenance(this.o.db, this.now(), periodMs);
+    } catch (err) {
+      this.o.logger.error({ err: errorText(err) }, 'could not schedule maintenance');
+    }
+  }
+
+  private async listen(url: string): Promise<void> {
+    const connect = async (): Promise<void> => {
+      const client = new pg.Client({ connectionString: url });
+      client.on('notification', () => this.wake());
+      client.on('error', (err) => {
+        this.o.logger.warn({ err: errorText(err) }, 'LISTEN connection lost; reconnecting');
+        if (this.listener === client) this.listener = null;
+        void client.end().catch(() => {});
+        if (!this.stopping) setTimeout(() => void connect().catch(retry), 1000).unref();
+      });
+      await client.connect();
+      await client.query(`LISTEN ${JOBS_CHANNEL}`);
+      if (this.stopping) {
+        await client.end();
+        return;
+      }
+      this.listener = client;
+      this.wake(); // jobs enqueued while we were not listening
+    };
+    const retry = (err: unknown) => {
+      this.o.logger.warn({ err: errorText(err) }, 'LISTEN failed; polling until it is back');
+      if (!this.stopping) setTimeout(() => void connect().catch(retry), 1000).unref();
+    };
+    await connect().catch(retry);
+  }
+
+  /**
+   * Tests and one-shot use: claim and run due jobs until a claim finds none, waiting for each
+   * batch and its writes. Needs no start().
+   */
+  async runDue(): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const free = this.o.concurrency - this.running.size;
+      const jobs = await claimJobs(this.o.db, { workerId: this.workerId, limit: free, leaseMs: this.o.leaseMs, now: this.now() });
+      if (!jobs.length) break;
+      const batch = ++this.claimSeq;
+      await Promise.all(jobs.map((j) => this.startJob(j, batch).done));
+      n += jobs.length;
+    }
+    await this.flushWrites();
+    return n;
+  }
+
+  /**
+   * Graceful stop: claim nothing more, let running jobs finish for up to `deadlineMs`, then abort
+   * the rest and give them back to the queue (without counting their attempt).
+   */
+  async stop(deadlineMs: number): Promise<{ finished: number; released: string[] }> {
+    if (this.stopping) return { finished: 0, released: [] };
+    this.stopping = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => {});
+    const before = this.running.size;
+    this.o.logger.info({ running: before, deadlineMs }, 'stopping: waiting for running jobs');
+    // Keep renewing leases while we wait, so jobs are not recovered under our feet.
+    const hb = setInterval(() => void this.heartbeat(), this.o.heartbeatMs);
+    let deadline: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.running.values()].map((r) => r.done)),
+      new Promise((r) => (deadline = setTimeout(r, deadlineMs))),
+    ]);
+    clearTimeout(deadline);
+    clearInterval(hb);
+    const unfinished = [...this.running.values()];
+    for (const r of unfinished) {
+      r.gone ??= 'released';
+      r.ac.abort(new Error('worker shutting down'));
+    }
+    await this.flushWrites();
+    let released: string[] = [];
+    try {
+      released = await releaseJobs(this.o.db, this.workerId, this.now());
+    } catch (err) {
+      this.o.logger.error({ err: errorText(err) }, 'could not release jobs; they return when their lease expires');
+    }
+    // Give the aborted handlers a moment to settle (their results are not written).
+    await Promise.race([Promise.allSettled(unfinished.map((r) => r.done)), new Promise((r) => setTimeout(r, 200))]);
+    this.o.logger.info({ finished: before - unfinished.length, released: released.length }, 'worker stopped');
+    return { finished: before - unfinished.length, released };
+  }
+}
+
+/** Settles with `p`, or rejects with the signal's reason as soon as it is aborted. */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

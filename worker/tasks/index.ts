@@ -1,0 +1,18 @@
+import type { TaskRegistry } from '../task.ts';
+import { maintenance } from './maintenance.ts';
+import { noop } from './noop.ts';
+import { site_check } from './site_check.ts';
+import { site_crawl } from './site_crawl.ts';
+import { test_record } from './test_record.ts';
+import { webhook_delivery } from './webhook_delivery.ts';
+
+// The task registry: one file per kind, named after the kind. `satisfies` makes a declared kind
+// (core/jobs/kinds.ts) without a handler, or a handler for an undeclared kind, a compile error.
+export const tasks = {
+  maintenance,
+  site_check,
+  site_crawl,
+  webhook_delivery,
+  noop,
+  test_record,
+} satisfies TaskRegistry;

@@ -1,0 +1,19 @@
+import { applyRetention } from '../../core/retention.ts';
+import { loadWorkerConfig } from '../config.ts';
+import { maintenanceKey, scheduleMaintenance } from '../maintenance.ts';
+import type { TaskHandler } from '../task.ts';
+
+/** Retention (core/retention.ts) and cleanup of finished jobs; then schedules the next period. */
+export const maintenance: TaskHandler<'maintenance'> = async (payload, ctx) => {
+  // A clock far off on some worker could enqueue a period again after it ran: run it once.
+  const ran = await ctx.db('jobs')
+    .where({ dedupe_key: maintenanceKey(payload.periodStart), state: 'done' })
+    .first('id');
+  if (ran) {
+    ctx.logger.info({ periodStart: payload.periodStart }, 'maintenance already ran for this period');
+  } else {
+    const results = await applyRetention(ctx.db, { now: ctx.now(), signal: ctx.signal });
+    ctx.logger.info({ retention: results }, 'retention applied');
+  }
+  await scheduleMaintenance(ctx.db, ctx.now(), loadWorkerConfig().maintenancePeriodMs);
+};

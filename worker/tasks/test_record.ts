@@ -1,0 +1,17 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { TaskHandler } from '../task.ts';
+
+/**
+ * Test-only. Records a `start` row, optionally sleeps and fails until an attempt, then records a
+ * `done` row in `job_test_runs`, a table only tests create (without it the job fails), so
+ * tests can see which process ran which attempt of which job, and how often.
+ */
+export const test_record: TaskHandler<'test_record'> = async (payload, ctx) => {
+  const row = { job_id: ctx.job.id, attempt: ctx.job.attempts, pid: process.pid };
+  await ctx.db('job_test_runs').insert({ ...row, phase: 'start', at: Date.now() });
+  if (payload.sleepMs) await sleep(payload.sleepMs, undefined, { signal: ctx.signal });
+  if (payload.failUntilAttempt && ctx.job.attempts < payload.failUntilAttempt) {
+    throw new Error(`planned failure on attempt ${ctx.job.attempts}`);
+  }
+  await ctx.db('job_test_runs').insert({ ...row, phase: 'done', at: Date.now() });
+};
