@@ -1,5 +1,6 @@
 import type { HandlerMap } from '../handler-types.ts';
 import { notImplemented } from './not-implemented.ts';
+import * as deploys from './deploys.ts';
 import * as workspaces from './workspaces.ts';
 
 /**
@@ -7,9 +8,9 @@ import * as workspaces from './workspaces.ts';
  * mistyped handler a compile error; test/handler-map.test.ts catches extras at run time.
  */
 export const handlers = {
-  Deploys_create: notImplemented,
-  Deploys_list: notImplemented,
-  Deploys_get: notImplemented,
+  Deploys_create: deploys.create,
+  Deploys_list: deploys.list,
+  Deploys_get: deploys.get,
   SiteChecks_latest: notImplemented,
   Workspaces_list: workspaces.list,
   Workspaces_create: workspaces.create,
