@@ -120,3 +120,32 @@ export async function finishedCheckBefore(db: DbOrTrx, workspaceId: string, befo
     .first()) as SiteCheckRow | undefined;
   return row ?? null;
 }
+
+interface StoredCheckResults {
+  findings?: unknown[];
+  issues?: unknown[];
+}
+
+/**
+ * The workspace's newest check in any state, its newest finished check, that check's baseline,
+ * what got worse between them and what is wrong in the finished check on its own.
+ */
+export async function latestSiteChecks(db: DbOrTrx, workspaceId: string) {
+  const newest = (q: ReturnType<DbOrTrx>) =>
+    q.orderBy([
+      { column: 'scheduled_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
+  const latest = (await newest(db('site_checks').where({ workspace_id: workspaceId })).first()) as SiteCheckRow | undefined;
+  const check = (await newest(db('site_checks').where({ workspace_id: workspaceId, state: 'finished' })).first()) as SiteCheckRow | undefined;
+  const baseline = check ? await finishedCheckBefore(db, workspaceId, Number(check.scheduled_at)) : null;
+  const stored = (check?.findings ? JSON.parse(check.findings) : {}) as StoredCheckResults;
+  return {
+    latest: latest ? siteCheckToApi(latest) : null,
+    check: check ? siteCheckToApi(check) : null,
+    baseline: baseline ? siteCheckToApi(baseline) : null,
+    // Findings need a baseline to compare with; issues need only the check.
+    findings: baseline ? (stored.findings ?? []) : [],
+    issues: stored.issues ?? [],
+  };
+}

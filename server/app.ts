@@ -164,7 +164,7 @@ export function createApp(opts: AppOptions): Koa {
     if (v.path && !v.path(path)) throw notFound();
 
     const query: Record<string, unknown> = { ...(ctx.query as Record<string, unknown>) };
-    if (typeof query.workspace_id === 'string' && isUuid(query.workspace_id)) state.workspaceCandidate = query.workspace_id;
+    if (typeof query.workspace_id === 'string' && isUuid(query.workspace_id)) state.workspaceCandidate = query.workspace_id.toLowerCase();
 
     let body: unknown = undefined;
     if (v.body) {
@@ -174,7 +174,7 @@ export function createApp(opts: AppOptions): Koa {
       } else {
         body = parsed;
         const wid = (parsed as { workspaceId?: unknown } | null)?.workspaceId;
-        if (typeof wid === 'string' && isUuid(wid)) state.workspaceCandidate = wid;
+        if (typeof wid === 'string' && isUuid(wid)) state.workspaceCandidate = wid.toLowerCase();
       }
     }
 
@@ -188,6 +188,13 @@ export function createApp(opts: AppOptions): Koa {
       const first = errors[0];
       const detail = first ? `${first.in} ${first.path || '(root)'} ${first.message}` : 'The request is invalid.';
       throw new ValidationFailed(errors.length > 1 ? `${detail} (and ${errors.length - 1} more)` : detail, errors);
+    }
+
+    // Ids are stored lower case; PostgreSQL's uuid type ignores case but SQLite's text does not.
+    for (const k of Object.keys(path)) path[k] = path[k].toLowerCase();
+    for (const k of ['workspace_id', 'before'] as const) if (typeof query[k] === 'string') query[k] = (query[k] as string).toLowerCase();
+    if (body && typeof body === 'object' && typeof (body as { workspaceId?: unknown }).workspaceId === 'string') {
+      (body as { workspaceId: string }).workspaceId = (body as { workspaceId: string }).workspaceId.toLowerCase();
     }
 
     const access = new Access(db, auth, (id) => {

@@ -1,6 +1,7 @@
 import type { HandlerMap } from '../handler-types.ts';
 import { notImplemented } from './not-implemented.ts';
 import * as deploys from './deploys.ts';
+import * as siteChecks from './site-checks.ts';
 import * as workspaces from './workspaces.ts';
 
 /**
@@ -11,7 +12,7 @@ export const handlers = {
   Deploys_create: deploys.create,
   Deploys_list: deploys.list,
   Deploys_get: deploys.get,
-  SiteChecks_latest: notImplemented,
+  SiteChecks_latest: siteChecks.latest,
   Workspaces_list: workspaces.list,
   Workspaces_create: workspaces.create,
   Workspaces_get: workspaces.get,
