@@ -16,6 +16,7 @@ import membersRemove from './commands/members-remove.ts';
 import keysCreate from './commands/keys-create.ts';
 import keysRevoke from './commands/keys-revoke.ts';
 import accountsSetLimit from './commands/accounts-set-limit.ts';
+import { jobsCommands } from './commands/jobs.ts';
 
 // The command table: one file per command in cli/commands/, named after the command.
 // To add one, write cli/commands/<group>-<verb>.ts exporting defineCommand({...}) and
@@ -29,9 +30,9 @@ const COMMANDS: Array<Command<any, any>> = [
   keysCreate,
   keysRevoke,
   accountsSetLimit,
+  ...jobsCommands,
   // Reserved for other areas (not implemented here):
   //   search import --workspace W --file F.csv   -> cli/commands/search-import.ts  ({rows})
-  //   jobs stats | jobs list | jobs retry          -> cli/commands/jobs-stats.ts, jobs-list.ts, jobs-retry.ts
 ];
 
 const PROGRAM = 'npm run admin --';
