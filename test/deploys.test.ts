@@ -274,8 +274,8 @@ for (const engine of engines()) {
       assert.deepEqual(upTo1.body.data.map((d: { id: string }) => d.id), [ids[0]]);
       assert.equal((await q({ limit: 2 })).body.data.length, 2);
       assert.equal((await q({ limit: 100 })).status, 200);
-      for (const bad of [{ limit: 0 }, { limit: 101 }, { limit: 'x' }, { from: '2026-1-1' }, { to: 'tomorrow' }, { from: '2026-01-03', to: '2026-01-02' }]) {
-        const r = await q(bad as Record<string, string | number>);
+      for (const bad of [{ limit: 0 } as Record<string, string | number>, { limit: 101 }, { limit: 'x' }, { from: '2026-1-1' }, { to: 'tomorrow' }, { from: '2026-01-03', to: '2026-01-02' }]) {
+        const r = await q(bad);
         assert.equal(r.status, 400, JSON.stringify(bad));
         assert.equal(r.body.errors[0].in, 'query');
       }
