@@ -1,0 +1,28 @@
+import type { ActivityList, ActivityListQuery, ActivityRow } from '../types.js';
+import { Resource, unwrap } from './resource.js';
+
+/** `/v1/activity`: the activity feed (webhook, billing and security events). */
+export class Activity extends Resource {
+  /** `Activity_list`: one page, newest first; `meta.next_cursor` is null on the last page. */
+  list(query: ActivityListQuery = {}): Promise<ActivityList> {
+    return unwrap(this.client.GET('/v1/activity', { params: { query } }));
+  }
+
+  /**
+   * Every row matching `query`, newest first, following `meta.next_cursor` page after page.
+   *
+   * ```ts
+   * for await (const row of client.activity.iterate({ workspace_id, kind: 'security' })) console.log(row.action);
+   * ```
+   */
+  async *iterate(query: ActivityListQuery = {}): AsyncGenerator<ActivityRow, void, undefined> {
+    let params: ActivityListQuery = { ...query };
+    for (;;) {
+      const page = await this.list(params);
+      yield* page.data;
+      const cursor = page.meta.next_cursor;
+      if (!cursor || page.data.length === 0) return;
+      params = { ...params, cursor };
+    }
+  }
+}

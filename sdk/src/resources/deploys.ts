@@ -1,0 +1,25 @@
+import type { components } from '../generated/types.js';
+import type { Deploy, DeployCreate, DeployDetail, DeployList, DeployListQuery } from '../types.js';
+import { Resource, unwrap } from './resource.js';
+
+/** `/v1/deploys`: record deploys from CI and read them back. */
+export class Deploys extends Resource {
+  /**
+   * `Deploys_create`: record a deploy. The same workspace, environment and commitSha update that
+   * deploy (still 201), so this call is retried on network errors and 5xx like a GET.
+   */
+  create(body: DeployCreate): Promise<Deploy> {
+    // `changes[].signals` defaults to [] on the server; the generated type marks it required.
+    return unwrap(this.client.POST('/v1/deploys', { body: body as components['schemas']['DeployCreate'] }));
+  }
+
+  /** `Deploys_list`: a workspace's deploys, newest first, each with the newest site check it triggered. */
+  list(query: DeployListQuery): Promise<DeployList> {
+    return unwrap(this.client.GET('/v1/deploys', { params: { query } }));
+  }
+
+  /** `Deploys_get`: one deploy with its check, baseline, findings, crawl, crawl findings and impact. */
+  get(id: string): Promise<DeployDetail> {
+    return unwrap(this.client.GET('/v1/deploys/{id}', { params: { path: { id } } }));
+  }
+}

@@ -1,0 +1,62 @@
+// Friendly names for the generated API types (src/generated/types.ts, a copy of the repository's
+// generated/types.ts), plus the few input types the SDK loosens on purpose.
+import type { components, operations } from './generated/types.js';
+
+export type { components, operations, paths } from './generated/types.js';
+
+type Schemas = components['schemas'];
+type Optional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>;
+
+export type Workspace = Schemas['Workspace'];
+export type WorkspaceType = Schemas['WorkspaceType'];
+export type WorkspaceList = Schemas['WorkspaceList'];
+export type WorkspaceUpdate = Schemas['WorkspaceUpdate'];
+/**
+ * `type`, `timezone` and `language` have server-side defaults (`PERSONAL`, `UTC`, `en`). The
+ * generated type marks fields with a default as required, so the SDK makes them optional again.
+ */
+export type WorkspaceCreate = Optional<Schemas['WorkspaceCreate'], 'type' | 'timezone' | 'language'>;
+
+export type Deploy = Schemas['Deploy'];
+export type DeployDetail = Schemas['DeployDetail'];
+export type DeployList = Schemas['DeployList'];
+export type DeployListItem = Schemas['DeployListItem'];
+export type DeployListQuery = Query<'Deploys_list'>;
+export type ChangeCategory = Schemas['ChangeCategory'];
+export type Signal = Schemas['Signal'];
+export type SignalKind = Schemas['SignalKind'];
+export type Change = Schemas['Change'];
+/** A changed file as sent: `signals` defaults to `[]` on the server. */
+export type ChangeInput = Optional<Change, 'signals'>;
+export type DeployCreate = Omit<Schemas['DeployCreate'], 'changes'> & { changes?: ChangeInput[] };
+
+export type SiteCheck = Schemas['SiteCheck'];
+export type SiteCheckLatest = Schemas['SiteCheckLatest'];
+export type SiteCrawl = Schemas['SiteCrawl'];
+export type Finding = Schemas['Finding'];
+export type Problem = Schemas['Problem'];
+export type FieldError = Schemas['FieldError'];
+
+export type LogList = Schemas['LogList'];
+export type LogRow = Schemas['LogRow'];
+export type LogListQuery = Query<'Logs_list'>;
+
+export type ActivityList = Schemas['ActivityList'];
+export type ActivityRow = Schemas['ActivityRow'];
+export type ActivityListQuery = Query<'Activity_list'>;
+
+export type Webhook = Schemas['Webhook'];
+export type WebhookWithSecret = Schemas['WebhookWithSecret'];
+export type WebhookList = Schemas['WebhookList'];
+export type WebhookEvent = Schemas['WebhookEvent'];
+export type WebhookListQuery = Query<'Webhooks_list'>;
+/** Custom delivery headers are a name -> value map (the generated type cannot express it). */
+export type WebhookCreate = Omit<Schemas['WebhookCreate'], 'headers'> & { headers?: Record<string, string> };
+/** `headers` replaces the whole set: a `null` value keeps that header's stored value; `headers: null` clears all. */
+export type WebhookUpdate = Omit<Schemas['WebhookUpdate'], 'headers'> & { headers?: Record<string, string | null> | null };
+export type DeliveryEvent = Schemas['DeliveryEvent'];
+export type DeliveryAttempt = Schemas['DeliveryAttempt'];
+export type DeliveryAttemptDetail = Schemas['DeliveryAttemptDetail'];
+export type DeliveryAttemptList = Schemas['DeliveryAttemptList'];
+export type DeliveryListQuery = Query<'Webhooks_listDeliveries'>;

@@ -1,0 +1,700 @@
+// The SDK (sdk/src) through its public surface: against the real server on every engine, against
+// small local HTTP servers for retries and pagination, and on its own for webhook signatures and
+// the deploy helper.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { engines, dropCreatedDatabases } from './support/databases.ts';
+import { TestApi } from './support/api.ts';
+import {
+  SiteHealth,
+  SiteHealthError,
+  ValidationError,
+  AuthenticationError,
+  PermissionError,
+  NotFoundError,
+  ConflictError,
+  RateLimitError,
+  ApiError,
+  ConnectionError,
+  WebhookVerificationError,
+  verifyWebhook,
+  verifyBodySignature,
+  signWebhook,
+  changesFromPaths,
+  recordDeploy,
+  MAX_CHANGES,
+  VERSION,
+  type ChangeCategory,
+} from '../sdk/src/index.ts';
+
+after(dropCreatedDatabases);
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const sdkDir = path.join(root, 'sdk');
+
+describe('sdk package', () => {
+  it('bundles an exact copy of generated/types.ts (run `npm run sync-types` in sdk/ after `npm run generate`)', () => {
+    const copy = fs.readFileSync(path.join(sdkDir, 'src/generated/types.ts'), 'utf8');
+    const source = fs.readFileSync(path.join(root, 'generated/types.ts'), 'utf8');
+    assert.ok(copy === source, 'sdk/src/generated/types.ts differs from generated/types.ts');
+  });
+
+  it('declares its own dependency, version and entry points', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8'));
+    assert.equal(pkg.name, '@sitehealth/sdk');
+    assert.equal(pkg.type, 'module');
+    assert.equal(pkg.version, VERSION, 'src/version.ts follows package.json');
+    assert.ok(pkg.dependencies['openapi-fetch']);
+    assert.equal(pkg.exports['.'].import, './dist/index.js');
+    assert.equal(pkg.exports['.'].types, './dist/index.d.ts');
+  });
+
+  it('never imports outside its own folder', () => {
+    const files = fs.readdirSync(path.join(sdkDir, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    assert.ok(files.length > 5);
+    for (const f of files) {
+      const file = path.join(sdkDir, 'src', f);
+      const text = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+      for (const m of text.matchAll(/\bfrom\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g)) {
+        const spec = m[1] ?? m[2];
+        if (spec.startsWith('.')) {
+          const target = path.resolve(path.dirname(file), spec);
+          assert.ok(target.startsWith(path.join(sdkDir, 'src') + path.sep), `${f} imports ${spec}`);
+          assert.ok(spec.endsWith('.js'), `${f}: relative import ${spec} must name the emitted .js file`);
+        } else {
+          assert.ok(spec === 'openapi-fetch' || spec.startsWith('node:'), `${f} imports ${spec}`);
+        }
+      }
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// A scripted local server: each request takes the next answer of `script` (the last one repeats).
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+interface Answer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Never answer (for timeouts). */
+  hang?: boolean;
+}
+
+async function scriptedServer(script: Answer[] | ((req: Seen, n: number) => Answer)) {
+  const seen: Seen[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const s: Seen = { method: req.method!, url: req.url!, headers: req.headers, body };
+      seen.push(s);
+      const a = typeof script === 'function' ? script(s, seen.length - 1) : script[Math.min(seen.length - 1, script.length - 1)];
+      if (a.hang) return;
+      const isJson = a.body !== undefined && typeof a.body !== 'string';
+      const type = a.status >= 400 && isJson ? 'application/problem+json' : isJson ? 'application/json' : 'text/html';
+      res.writeHead(a.status, { 'content-type': type, 'x-request-id': `req-${seen.length}`, ...a.headers });
+      res.end(a.body === undefined ? undefined : isJson ? JSON.stringify(a.body) : String(a.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    seen,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+const problem = (status: number, code: string, extra: Record<string, unknown> = {}) => ({
+  type: `/problems/${code}`, title: code, status, detail: `${code} detail`, code, ...extra,
+});
+const WS = '01900000-0000-7000-8000-000000000001';
+const WORKSPACE = {
+  id: WS, name: 'Acme', slug: 'acme', type: 'PERSONAL', logo: null, website: 'https://acme.example', timezone: 'UTC',
+  country: null, description: null, language: 'en', created_at: '2026-11-21T10:00:00.000Z', updated_at: '2026-11-21T10:00:00.000Z',
+};
+
+describe('sdk transport', () => {
+  it('sends the key and the user agent', async () => {
+    const srv = await scriptedServer([{ status: 200, body: { data: [] } }]);
+    try {
+      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url, userAgent: 'deployer/1.0' });
+      assert.deepEqual(await client.workspaces.list(), { data: [] });
+      assert.equal(srv.seen[0].headers['x-api-key'], 'sh_test');
+      assert.equal(srv.seen[0].headers['user-agent'], `sitehealth-sdk/${VERSION} deployer/1.0`);
+      assert.equal(srv.seen[0].url, '/v1/workspaces');
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('retries a GET after 503 twice, with backoff, and returns the third answer', async () => {
+    const srv = await scriptedServer([
+      { status: 503, body: problem(503, 'unavailable') },
+      { status: 503, body: problem(503, 'unavailable') },
+      { status: 200, body: { data: WORKSPACE } },
+    ]);
+    try {
+      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url });
+      const started = Date.now();
+      const ws = await client.workspaces.get(WS);
+      assert.deepEqual(ws, WORKSPACE, 'the {data} envelope is unwrapped');
+      assert.equal(srv.seen.length, 3);
+      assert.ok(Date.now() - started >= 700, 'backed off between attempts (0.25-0.5 s, then 0.5-1 s)');
+      assert.ok(srv.seen.every((s) => s.method === 'GET' && s.url === `/v1/workspaces/${WS}`));
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('gives up after maxRetries and throws the last 5xx as ApiError', async () => {
+    const srv = await scriptedServer([{ status: 502, body: '<html>bad gateway</html>', headers: { 'retry-after': '0' } }]);
+    try {
+      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url, maxRetries: 1 });
+      const err = await client.deploys.get(WS).catch((e) => e);
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.status, 502);
+      assert.equal(err.code, 'http_error', 'a body that is not a problem document still makes a typed error');
+      assert.equal(err.detail, '<html>bad gateway</html>');
+      assert.equal(err.requestId, 'req-2');
+      assert.equal(srv.seen.length, 2);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('never retries POST /v1/workspaces', async () => {
+    const srv = await scriptedServer([{ status: 503, body: problem(503, 'unavailable'), headers: { 'retry-after': '0' } }]);
+    try {
+      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url });
+      const err = await client.workspaces.create({ name: 'Acme', website: 'https://acme.example' }).catch((e) => e);
+      assert.ok(err instanceof ApiError);
+      assert.equal(err.status, 503);
+      assert.equal(srv.seen.length, 1, 'a lost answer must not create a second workspace');
+      assert.deepEqual(JSON.parse(srv.seen[0].body), { name: 'Acme', website: 'https://acme.example' });
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('retries POST /v1/deploys (idempotent by contract), also under a base path', async () => {
+    const deploy = { id: WS, commitSha: 'abc1234' };
+    const srv = await scriptedServer([
+      { status: 503, body: problem(503, 'unavailable'), headers: { 'retry-after': '0' } },
+      { status: 500, body: problem(500, 'internal_error'), headers: { 'retry-after': '0' } },
+      { status: 201, body: deploy },
+    ]);
+    try {
+      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: `${srv.url}/api/` });
+      const res = await client.deploys.create({ workspaceId: WS, commitSha: 'abc1234' });
+      assert.deepEqual(res, deploy);
+      assert.equal(srv.seen.length, 3);
+      assert.ok(srv.seen.every((s) => s.method === 'POST' && s.url === '/api/v1/deploys'));
+      assert.ok(srv.seen.every((s) => JSON.parse(s.body).commitSha === 'abc1234'), 'the body is sent again on every attempt');
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('does not retry 501 or 4xx, and maps 429 to RateLimitError with retryAfter', async () => {
+    const srv = await scriptedServer((s) =>
+      s.url.startsWith('/v1/logs') ? { status: 501, body: problem(501, 'not_implemented') }
+        : s.url.startsWith('/v1/activity') ? { status: 429, body: problem(429, 'rate_limited'), headers: { 'retry-after': '7' } }
+          : { status: 404, body: problem(404, 'not_found') });
+    try {
+      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url, maxRetries: 0 });
+      const e501 = await client.logs.list({ workspace_id: WS }).catch((e) => e);
+      assert.ok(e501 instanceof ApiError);
+      assert.equal(e501.code, 'not_implemented');
+      const e404 = await client.webhooks.get(WS).catch((e) => e);
+      assert.ok(e404 instanceof NotFoundError);
+      const e429 = await client.activity.list().catch((e) => e);
+      assert.ok(e429 instanceof RateLimitError);
+      assert.equal(e429.retryAfter, 7);
+      assert.equal(srv.seen.length, 3);
+      const retrying = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url });
+      await retrying.logs.list({ workspace_id: WS }).catch(() => undefined);
+      await retrying.webhooks.get(WS).catch(() => undefined);
+      assert.equal(srv.seen.length, 5, '501 and 404 are final even with retries on');
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('retries network errors for idempotent requests only and reports them as ConnectionError', async () => {
+    let calls = 0;
+    const flaky = async (input: Request, init?: RequestInit) => {
+      calls += 1;
+      if (calls <= 2) throw new TypeError('fetch failed', { cause: new Error('ECONNRESET') });
+      return fetch(input, init);
+    };
+    const srv = await scriptedServer([{ status: 200, body: { data: [] } }]);
+    try {
+      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url, fetch: flaky });
+      assert.deepEqual(await client.webhooks.list(), { data: [] });
+      assert.equal(calls, 3);
+      calls = 0;
+      const err = await client.webhooks.create({ workspaceId: WS, url: 'https://hooks.example.com', events: ['deploy.recorded'] }).catch((e) => e);
+      assert.ok(err instanceof ConnectionError);
+      assert.ok(err instanceof SiteHealthError);
+      assert.equal(err.status, 0);
+      assert.equal(err.code, 'connection_error');
+      assert.match(err.message, /ECONNRESET/);
+      assert.equal(calls, 1, 'POST /v1/webhooks is not retried');
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('throws ConnectionError when nothing listens, and on a timeout', async () => {
+    const gone = await scriptedServer([{ status: 200 }]);
+    await gone.close();
+    const refused = await new SiteHealth({ apiKey: 'sh_test', baseUrl: gone.url, maxRetries: 0 }).workspaces.list().catch((e) => e);
+    assert.ok(refused instanceof ConnectionError);
+    assert.equal(refused.code, 'connection_error');
+
+    const hang = await scriptedServer([{ status: 200, hang: true }]);
+    try {
+      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: hang.url, maxRetries: 1, timeoutMs: 150 });
+      const err = await client.workspaces.list().catch((e) => e);
+      assert.ok(err instanceof ConnectionError);
+      assert.equal(err.code, 'timeout');
+      assert.equal(hang.seen.length, 2, 'a timed-out GET is retried');
+    } finally {
+      await hang.close();
+    }
+  });
+
+  it('rejects bad options', () => {
+    assert.throws(() => new SiteHealth({ apiKey: '' }), TypeError);
+    assert.throws(() => new SiteHealth({ apiKey: 'sh_x', maxRetries: -1 }), TypeError);
+  });
+});
+
+describe('sdk pagination', () => {
+  const row = (i: number) => ({ id: `01900000-0000-7000-8000-${String(i).padStart(12, '0')}` });
+
+  it('logs.iterate follows the `before` cursor while meta.has_more', async () => {
+    const rows = [5, 4, 3, 2, 1].map(row);
+    const srv = await scriptedServer((s) => {
+      const u = new URL(s.url, 'http://x');
+      const before = u.searchParams.get('before');
+      const limit = Number(u.searchParams.get('limit'));
+      const start = before ? rows.findIndex((r) => r.id === before) + 1 : 0;
+      const data = rows.slice(start, start + limit);
+      return { status: 200, body: { data, meta: { total: 5, errors: 0, buckets: [], has_more: start + limit < rows.length } } };
+    });
+    try {
+      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url });
+      const got = [];
+      for await (const r of client.logs.iterate({ workspace_id: WS, limit: 2, status: 'failed' })) got.push(r.id);
+      assert.deepEqual(got, rows.map((r) => r.id));
+      assert.equal(srv.seen.length, 3);
+      const queries = srv.seen.map((s) => Object.fromEntries(new URL(s.url, 'http://x').searchParams));
+      assert.deepEqual(queries[0], { workspace_id: WS, limit: '2', status: 'failed' });
+      assert.deepEqual(queries[2], { workspace_id: WS, limit: '2', status: 'failed', before: rows[3].id });
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('activity.iterate follows meta.next_cursor and stops on null', async () => {
+    const pages: Record<string, { data: unknown[]; next: string | null }> = {
+      '': { data: [row(3), row(2)], next: 'c1' },
+      c1: { data: [row(1)], next: null },
+    };
+    const srv = await scriptedServer((s) => {
+      const p = pages[new URL(s.url, 'http://x').searchParams.get('cursor') ?? ''];
+      return { status: 200, body: { data: p.data, meta: { next_cursor: p.next } } };
+    });
+    try {
+      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url });
+      const got = [];
+      for await (const r of client.activity.iterate({ kind: 'security' })) got.push(r.id);
+      assert.deepEqual(got, [row(3).id, row(2).id, row(1).id]);
+      assert.deepEqual(srv.seen.map((s) => s.url), ['/v1/activity?kind=security', '/v1/activity?kind=security&cursor=c1']);
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('sdk webhook verification', () => {
+  const key = crypto.createHash('sha256').update('sitehealth sdk test').digest();
+  const whsec = `whsec_${key.toString('base64')}`;
+  const plain = 'a-plain-secret-of-some-length';
+  const hmac = (k: Buffer | string, content: string) => crypto.createHmac('sha256', k).update(content).digest('base64');
+  const now = () => Math.floor(Date.now() / 1000);
+  const event = { id: '01900000-0000-7000-8000-0000000000ee', type: 'deploy.recorded', createdAt: '2026-11-21T10:00:00.000Z', workspaceId: WS, data: { deployId: WS } };
+  const body = JSON.stringify(event);
+  const signed = (k: Buffer | string, opts: { id?: string; ts?: number; payload?: string } = {}) => {
+    const id = opts.id ?? 'dk_0001';
+    const ts = String(opts.ts ?? now());
+    return { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${hmac(k, `${id}.${ts}.${opts.payload ?? body}`)}` };
+  };
+  const rejects = (fn: () => unknown, re: RegExp) => assert.throws(fn, (e: unknown) => e instanceof WebhookVerificationError && re.test(e.message));
+
+  it('matches the Standard Webhooks reference vector', () => {
+    const headers = {
+      'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      'webhook-timestamp': '1614265330',
+      'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    };
+    const opts = { payload: '{"test": 2432232314}', headers, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
+    // The signature matches (the body is checked after it, and is not an event) ...
+    rejects(() => verifyWebhook({ ...opts, toleranceSeconds: 1e10 }), /not a webhook event/);
+    // ... one changed byte does not, and with the default tolerance the 2021 timestamp is stale.
+    rejects(() => verifyWebhook({ ...opts, payload: '{"test": 2432232315}', toleranceSeconds: 1e10 }), /no signature/);
+    rejects(() => verifyWebhook(opts), /too old/);
+  });
+
+  it('verifies a whsec_ secret with the decoded key and returns the event', () => {
+    const headers = signed(key);
+    assert.deepEqual(verifyWebhook({ payload: body, headers, secret: whsec }), event);
+    assert.deepEqual(verifyWebhook({ payload: Buffer.from(body), headers: new Headers(headers), secret: whsec }), event, 'bytes and Headers work too');
+    const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
+    assert.deepEqual(verifyWebhook({ payload: body, headers: upper, secret: whsec }), event, 'header names in any case');
+    rejects(() => verifyWebhook({ payload: body, headers: signed(whsec), secret: whsec }), /no signature/);
+  });
+
+  it('verifies a plain secret with its UTF-8 bytes', () => {
+    assert.deepEqual(verifyWebhook({ payload: body, headers: signed(plain), secret: plain }), event);
+    rejects(() => verifyWebhook({ payload: body, headers: signed(plain), secret: `${plain}x` }), /no signature/);
+  });
+
+  it('rejects a tampered body, id or timestamp', () => {
+    const headers = signed(key);
+    rejects(() => verifyWebhook({ payload: body.replace('deploy.recorded', 'site_check.regression'), headers, secret: whsec }), /no signature/);
+    rejects(() => verifyWebhook({ payload: body, headers: { ...headers, 'webhook-id': 'dk_0002' }, secret: whsec }), /no signature/);
+    rejects(() => verifyWebhook({ payload: body, headers: { ...headers, 'webhook-timestamp': String(now() - 1) }, secret: whsec }), /no signature/);
+  });
+
+  it('rejects stale and future timestamps, honouring toleranceSeconds', () => {
+    const stale = signed(key, { ts: now() - 301 });
+    rejects(() => verifyWebhook({ payload: body, headers: stale, secret: whsec }), /too old/);
+    assert.deepEqual(verifyWebhook({ payload: body, headers: stale, secret: whsec, toleranceSeconds: 600 }), event);
+    rejects(() => verifyWebhook({ payload: body, headers: signed(key, { ts: now() + 400 }), secret: whsec }), /future/);
+    rejects(() => verifyWebhook({ payload: body, headers: { ...stale, 'webhook-timestamp': 'yesterday' }, secret: whsec }), /Unix seconds/);
+  });
+
+  it('accepts a header with several signatures when one matches', () => {
+    const good = signed(key);
+    const other = `v1,${hmac('another-secret-entirely', `dk_0001.${good['webhook-timestamp']}.${body}`)}`;
+    const several = { ...good, 'webhook-signature': `${other} v1a,Zm9v ${good['webhook-signature']}` };
+    assert.deepEqual(verifyWebhook({ payload: body, headers: several, secret: whsec }), event);
+    rejects(() => verifyWebhook({ payload: body, headers: { ...good, 'webhook-signature': `${other} v2,${good['webhook-signature'].slice(3)}` }, secret: whsec }), /no signature/);
+  });
+
+  it('rejects missing headers, a parsed body and a body that is not an event', () => {
+    const headers = signed(key);
+    for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const) {
+      const { [name]: _gone, ...rest } = headers;
+      rejects(() => verifyWebhook({ payload: body, headers: rest, secret: whsec }), new RegExp(`missing ${name}`));
+    }
+    rejects(() => verifyWebhook({ payload: event as unknown as string, headers, secret: whsec }), /raw body/);
+    rejects(() => verifyWebhook({ payload: 'null', headers: signed(key, { payload: 'null' }), secret: whsec }), /not a webhook event/);
+  });
+
+  it('verifyBodySignature checks webhook-body-signature over the body alone', () => {
+    const headers = { 'webhook-body-signature': `v1,${hmac(key, body)}` };
+    assert.deepEqual(verifyBodySignature({ payload: body, headers, secret: whsec }), event);
+    rejects(() => verifyBodySignature({ payload: `${body} `, headers, secret: whsec }), /no signature/);
+    rejects(() => verifyBodySignature({ payload: body, headers: {}, secret: whsec }), /missing webhook-body-signature/);
+  });
+
+  it('signWebhook produces the headers the service sends', () => {
+    const h = signWebhook({ id: 'dk_0009', payload: body, secret: plain, timestamp: 1_800_000_000 });
+    assert.equal(h['webhook-signature'], `v1,${hmac(plain, `dk_0009.1800000000.${body}`)}`);
+    assert.equal(h['webhook-body-signature'], `v1,${hmac(plain, body)}`);
+    assert.deepEqual(verifyWebhook({ payload: body, headers: signWebhook({ id: 'x', payload: body, secret: whsec }), secret: whsec }), event);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('sdk deploy helper', () => {
+  it('maps paths to categories', () => {
+    const cases: Array<[string, ChangeCategory]> = [
+      ['public/robots.txt', 'robots'],
+      ['app/robots.ts', 'robots'],
+      ['public/sitemap.xml', 'sitemap'],
+      ['public/sitemap-posts.xml', 'sitemap'],
+      ['public/_redirects', 'redirects'],
+      ['redirects.json', 'redirects'],
+      ['public/_headers', 'headers'],
+      ['package.json', 'dependencies'],
+      ['pnpm-lock.yaml', 'dependencies'],
+      ['src/components/Nav.test.tsx', 'test'],
+      ['src/__tests__/seo.ts', 'test'],
+      ['.github/workflows/deploy.yml', 'build'],
+      ['Dockerfile', 'build'],
+      ['next.config.mjs', 'config'],
+      ['.env.production', 'config'],
+      ['tsconfig.json', 'config'],
+      ['src/styles/site.css', 'style'],
+      ['src/components/Button.module.scss', 'style'],
+      ['public/images/hero.webp', 'asset'],
+      ['public/fonts/Inter.woff2', 'asset'],
+      ['docs/setup.md', 'docs'],
+      ['README.md', 'docs'],
+      ['src/pages/api/search.ts', 'server'],
+      ['app/api/items/route.ts', 'server'],
+      ['server/index.js', 'server'],
+      ['src/middleware.ts', 'routing'],
+      ['src/layouts/Base.astro', 'template'],
+      ['app/blog/layout.tsx', 'template'],
+      ['pages/_app.tsx', 'template'],
+      ['src/pages/blog/[slug].tsx', 'page'],
+      ['app/blog/[slug]/page.tsx', 'page'],
+      ['src/routes/about/+page.svelte', 'page'],
+      ['index.html', 'page'],
+      ['src/components/Header.tsx', 'component'],
+      ['content/blog/launch.md', 'content'],
+      ['src/locales/de.json', 'content'],
+      ['notes.md', 'docs'],
+      ['src/lib/seo.ts', 'script'],
+      ['src/Widget.vue', 'component'],
+      ['LICENSE', 'docs'],
+      ['bin/tool', 'other'],
+    ];
+    const got = changesFromPaths(cases.map(([p]) => p));
+    assert.deepEqual(got.map((c) => [c.path, c.category]), cases);
+    assert.deepEqual(Object.keys(got[0]), ['path', 'category']);
+  });
+
+  it('normalizes, drops blanks and duplicates, and caps at 500 keeping the telling files', () => {
+    assert.deepEqual(changesFromPaths(['./src\\pages\\a.tsx', '', '  ', 'src/pages/a.tsx', 'ROBOTS.TXT']), [
+      { path: 'src/pages/a.tsx', category: 'page' },
+      { path: 'ROBOTS.TXT', category: 'robots' },
+    ]);
+    const many = Array.from({ length: 600 }, (_, i) => `test/case-${i}.test.ts`);
+    many.splice(550, 0, 'public/robots.txt');
+    const capped = changesFromPaths(many);
+    assert.equal(capped.length, MAX_CHANGES);
+    assert.ok(capped.some((c) => c.path === 'public/robots.txt'), 'robots.txt survives the cap');
+    assert.equal(capped[0].path, 'test/case-0.test.ts', 'input order is kept');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** Runs an operation that may still answer 501 `not_implemented`; any other error fails. */
+async function implemented<T>(op: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
+  try {
+    return { ok: true, value: await op() };
+  } catch (err) {
+    if (!(err instanceof SiteHealthError) || err.status !== 501) throw err;
+    assert.ok(err instanceof ApiError);
+    assert.equal(err.code, 'not_implemented');
+    assert.ok(err.requestId);
+    return { ok: false };
+  }
+}
+
+for (const engine of engines()) {
+  describe(`sdk against the server (${engine})`, () => {
+    let api: TestApi;
+    let o: Awaited<ReturnType<TestApi['owner']>>;
+    let client: SiteHealth;
+    let n = 0;
+    const uniqueName = () => `SDK Site ${++n} ${process.pid} ${Date.now()}`;
+
+    before(async () => {
+      api = await TestApi.start(engine);
+      o = await api.owner();
+      await api.setLimit(o.accountId, 1000);
+      client = new SiteHealth({ apiKey: o.apiKey, baseUrl: api.url });
+    });
+    after(async () => {
+      await api.stop();
+    });
+
+    it('workspaces: list, create, get, update, delete', async () => {
+      const list = await client.workspaces.list();
+      assert.equal(list.data[0].id, o.workspaceId);
+      const name = uniqueName();
+      const ws = await client.workspaces.create({ name, website: 'https://sdk.example' });
+      assert.equal(ws.name, name);
+      assert.equal(ws.type, 'PERSONAL');
+      assert.equal(ws.timezone, 'UTC');
+      assert.deepEqual(await client.workspaces.get(ws.id), ws);
+      const updated = await client.workspaces.update(ws.id, { country: 'de', description: 'SDK test' });
+      assert.equal(updated.country, 'DE');
+      assert.equal(updated.description, 'SDK test');
+      assert.equal((await client.workspaces.update(ws.id, { description: null })).description, null);
+      assert.equal(await client.workspaces.delete(ws.id), undefined);
+      await assert.rejects(client.workspaces.get(ws.id), NotFoundError);
+    });
+
+    it('deploys: create (upsert), list, get, and the recordDeploy helper', async () => {
+      const sha = crypto.randomBytes(20).toString('hex');
+      const changes = changesFromPaths(['src/pages/blog.tsx', 'public/robots.txt']);
+      const d = await client.deploys.create({ workspaceId: o.workspaceId, commitSha: sha, environment: 'staging', ref: 'main', changes });
+      assert.equal(d.commitSha, sha);
+      assert.equal(d.source, 'cli');
+      assert.deepEqual(d.changes, [
+        { path: 'src/pages/blog.tsx', category: 'page', signals: [] },
+        { path: 'public/robots.txt', category: 'robots', signals: [] },
+      ]);
+      const again = await client.deploys.create({ workspaceId: o.workspaceId, commitSha: sha.toUpperCase(), environment: 'staging', message: 'again' });
+      assert.equal(again.id, d.id, 'same environment and commit update the same deploy');
+      assert.equal(again.message, 'again');
+      assert.equal(again.ref, 'main', 'omitted fields keep their values');
+
+      const sha2 = crypto.randomBytes(4).toString('hex');
+      const recorded = await recordDeploy(client, {
+        workspaceId: o.workspaceId,
+        commitSha: ` ${sha2}\n`,
+        ref: 'release',
+        message: 'm'.repeat(2500),
+        deployedAt: new Date(Date.now() - 60_000),
+        changedPaths: ['app/layout.tsx', 'app/layout.tsx', 'styles/site.css'],
+        changes: [{ path: 'app/page.tsx', category: 'page', signals: [{ kind: 'canonical', change: 'removed' }] }],
+      });
+      assert.equal(recorded.commitSha, sha2);
+      assert.equal(recorded.environment, 'production');
+      assert.equal(recorded.message!.length, 2000);
+      assert.deepEqual(recorded.changes.map((c) => [c.path, c.category, c.signals.length]), [
+        ['app/page.tsx', 'page', 1],
+        ['app/layout.tsx', 'template', 0],
+        ['styles/site.css', 'style', 0],
+      ]);
+
+      const list = await client.deploys.list({ workspace_id: o.workspaceId, limit: 10 });
+      assert.deepEqual(list.data.map((x) => x.id), [d.id, recorded.id], 'newest deployedAt first');
+      assert.equal(list.data[0].siteCheck, null, 'staging triggers no check');
+      assert.equal(list.data[1].siteCheck?.state, 'queued', 'a production deploy queues a check');
+      const detail = await client.deploys.get(d.id);
+      assert.equal(detail.id, d.id);
+      assert.deepEqual(detail.findings, []);
+      assert.equal(detail.siteCheck, null);
+
+      const latest = await client.siteChecks.latest(o.workspaceId);
+      assert.deepEqual(Object.keys(latest).sort(), ['baseline', 'check', 'findings', 'issues', 'latest']);
+    });
+
+    it('typed errors: 400 with field errors, 401, 402, 403, 404, 409', async () => {
+      const e400 = await client.deploys.create({ workspaceId: o.workspaceId, commitSha: 'not-a-sha' }).catch((e) => e);
+      assert.ok(e400 instanceof ValidationError);
+      assert.equal(e400.status, 400);
+      assert.equal(e400.code, 'validation_failed');
+      assert.ok(e400.errors.some((f: { in: string; path: string }) => f.in === 'body' && f.path === '/commitSha'), JSON.stringify(e400.errors));
+      assert.ok(e400.requestId);
+      assert.match(e400.message, /\/commitSha/);
+
+      const bad = new SiteHealth({ apiKey: 'sh_not_a_real_key', baseUrl: api.url });
+      const e401 = await bad.workspaces.list().catch((e) => e);
+      assert.ok(e401 instanceof AuthenticationError);
+      assert.equal(e401.code, 'unauthorized');
+
+      const viewer = await api.user({ accountId: o.accountId });
+      await api.member(o.workspaceId, viewer.userId, 'viewer');
+      const asViewer = new SiteHealth({ apiKey: (await api.key(viewer.userId)).apiKey, baseUrl: api.url });
+      const e403 = await asViewer.deploys.create({ workspaceId: o.workspaceId, commitSha: 'abcdef1' }).catch((e) => e);
+      assert.ok(e403 instanceof PermissionError);
+      assert.equal(e403.code, 'forbidden');
+      const deployOnly = new SiteHealth({ apiKey: (await api.key(o.userId, { scopes: ['deploys'] })).apiKey, baseUrl: api.url });
+      const scope = await deployOnly.workspaces.list().catch((e) => e);
+      assert.ok(scope instanceof PermissionError);
+      assert.equal(scope.code, 'insufficient_scope');
+
+      const e404 = await client.deploys.get(crypto.randomUUID()).catch((e) => e);
+      assert.ok(e404 instanceof NotFoundError);
+      assert.equal(e404.code, 'not_found');
+
+      const name = uniqueName();
+      await client.workspaces.create({ name, website: 'https://sdk.example' });
+      const e409 = await client.workspaces.create({ name, website: 'https://sdk.example' }).catch((e) => e);
+      assert.ok(e409 instanceof ConflictError);
+      assert.equal(e409.code, 'slug_taken');
+
+      const full = await api.user();
+      await api.setLimit(full.accountId, 1);
+      await api.workspace(full);
+      const asFull = new SiteHealth({ apiKey: (await api.key(full.userId)).apiKey, baseUrl: api.url });
+      const e402 = await asFull.workspaces.create({ name: uniqueName(), website: 'https://sdk.example' }).catch((e) => e);
+      assert.equal(e402.constructor, SiteHealthError, 'a status without its own class is the base class');
+      assert.equal(e402.status, 402);
+      assert.equal(e402.code, 'workspace_limit');
+    });
+
+    it('logs: list and iterate agree (or 501 until implemented)', async () => {
+      await client.workspaces.get(o.workspaceId);
+      await client.deploys.get(crypto.randomUUID()).catch(() => undefined);
+      await api.flushLogs();
+      const all = await implemented(() => client.logs.list({ workspace_id: o.workspaceId, limit: 200 }));
+      if (!all.ok) return;
+      assert.ok(all.value.data.length >= 2);
+      assert.equal(typeof all.value.meta.has_more, 'boolean');
+      const paged = [];
+      for await (const r of client.logs.iterate({ workspace_id: o.workspaceId, limit: 2 })) paged.push(r.id);
+      assert.deepEqual(paged, all.value.data.map((r) => r.id));
+    });
+
+    it('activity: list and iterate agree (or 501 until implemented)', async () => {
+      const all = await implemented(() => client.activity.list({ limit: 100 }));
+      if (!all.ok) return;
+      assert.ok('next_cursor' in all.value.meta);
+      const paged = [];
+      for await (const r of client.activity.iterate({ limit: 1 })) paged.push(r.id);
+      assert.deepEqual(paged, all.value.data.map((r) => r.id));
+    });
+
+    it('webhooks: every operation (or 501 until implemented)', async () => {
+      const created = await implemented(() =>
+        client.webhooks.create({ workspaceId: o.workspaceId, url: 'https://hooks.example.com/sitehealth', events: ['deploy.recorded'], name: 'SDK', headers: { 'X-Token': 'abc' } }),
+      );
+      if (!created.ok) {
+        const id = crypto.randomUUID();
+        // Each operation answers 501 until it lands, then 404 for an unknown webhook.
+        const ops: Array<() => Promise<unknown>> = [
+          () => client.webhooks.list({ workspace_id: o.workspaceId }).then(() => assert.fail('list answers 501 while create does')),
+          () => client.webhooks.get(id),
+          () => client.webhooks.update(id, { name: 'x' }),
+          () => client.webhooks.test(id),
+          () => client.webhooks.listDeliveries(id),
+          () => client.webhooks.getDelivery(id, crypto.randomUUID()),
+          () => client.webhooks.redeliver(id, crypto.randomUUID()),
+          () => client.webhooks.delete(id),
+        ];
+        for (const op of ops) {
+          const r = await implemented(op).catch((e) => {
+            assert.ok(e instanceof NotFoundError, String(e));
+            return { ok: true };
+          });
+          assert.ok(r);
+        }
+        return;
+      }
+      const hook = created.value;
+      assert.match(hook.secret, /^whsec_/);
+      assert.deepEqual(hook.headerNames, ['X-Token']);
+      assert.equal(hook.active, true);
+      assert.deepEqual((await client.webhooks.get(hook.id)).id, hook.id);
+      assert.ok((await client.webhooks.list({ workspace_id: o.workspaceId })).data.some((w) => w.id === hook.id));
+      assert.equal((await client.webhooks.update(hook.id, { name: 'SDK 2' })).name, 'SDK 2');
+      assert.deepEqual((await client.webhooks.listDeliveries(hook.id)).data, []);
+      await assert.rejects(client.webhooks.getDelivery(hook.id, crypto.randomUUID()), NotFoundError);
+      await assert.rejects(client.webhooks.redeliver(hook.id, crypto.randomUUID()), NotFoundError);
+      assert.equal(await client.webhooks.delete(hook.id), undefined);
+      await assert.rejects(client.webhooks.get(hook.id), NotFoundError);
+    });
+  });
+}
