@@ -220,7 +220,7 @@ export interface paths {
         /**
          * Redeliver an attempt
          * @description Send the identical body again: the body signature and `webhook-id` equal the original's; only
-         *     the utcDateTime and the timestamped signature are new. Logged as the next attempt of that
+         *     the timestamp and the timestamped signature are new. Logged as the next attempt of that
          *     delivery, sent synchronously and never retried. `409 webhook_paused` on a paused webhook.
          *     **Scope:** `webhooks`. **Role:** admin or owner.
          */
@@ -349,7 +349,9 @@ export interface components {
             actor: components["schemas"]["ActivityActor"];
             target: components["schemas"]["ActivityTarget"] | null;
             /** @description Action-specific facts. */
-            details: Record<string, never>;
+            details: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             created_at: string;
         };
@@ -385,7 +387,7 @@ export interface components {
              * @description Signals found in the change, up to 50 per file; `[]` when omitted.
              * @default []
              */
-            signals: components["schemas"]["Signal"][];
+            signals?: components["schemas"]["Signal"][];
         };
         /**
          * @description What kind of file a changed path is.
@@ -414,7 +416,9 @@ export interface components {
             /** @description The page the finding is about. */
             url: string;
             /** @description Kind-specific facts, e.g. `{ "from": "/a", "status": 404 }` for a broken link. */
-            details: Record<string, never>;
+            details: {
+                [key: string]: unknown;
+            };
         };
         /**
          * @description Kinds of crawl findings and their severities: `redirect_loop` (critical), `broken_link` (high),
@@ -920,8 +924,8 @@ export interface components {
          * @description A webhook endpoint.
          *
          *     **Signing** (Standard Webhooks): each delivery carries `webhook-id` (the deliveryKey),
-         *     `webhook-utcDateTime` (Unix seconds), `webhook-signature` = `v1,` + base64 HMAC-SHA256 of
-         *     `<webhook-id>.<webhook-utcDateTime>.<body>`, and `webhook-body-signature` = `v1,` + base64
+         *     `webhook-timestamp` (Unix seconds), `webhook-signature` = `v1,` + base64 HMAC-SHA256 of
+         *     `<webhook-id>.<webhook-timestamp>.<body>`, and `webhook-body-signature` = `v1,` + base64
          *     HMAC-SHA256 of the body alone. Body: `{ id, type, createdAt, workspaceId, data }`.
          *
          *     **Retries**: a delivery succeeds on a 2xx within 10 s (redirects are not followed); otherwise it
@@ -979,10 +983,12 @@ export interface components {
             /**
              * @description Up to 10 custom headers sent with every delivery. Names use letters, digits and hyphens and
              *     are unique case-insensitively; values up to 1,024 characters. The signing headers
-             *     (`webhook-id`, `webhook-utcDateTime`, `webhook-signature`, `webhook-body-signature`),
+             *     (`webhook-id`, `webhook-timestamp`, `webhook-signature`, `webhook-body-signature`),
              *     `Content-Type`, `Content-Length` and `Host` cannot be set.
              */
-            headers?: Record<string, never>;
+            headers?: {
+                [key: string]: components["schemas"]["WebhookHeaderValue"];
+            };
         };
         /**
          * @description Events a webhook can subscribe to. `webhook.test` is sent only by the test operation and
@@ -1007,7 +1013,9 @@ export interface components {
             events?: components["schemas"]["WebhookEvent"][];
             active?: boolean;
             secret?: components["schemas"]["webhookSecret"];
-            headers?: Record<string, never> | null;
+            headers?: {
+                [key: string]: components["schemas"]["WebhookHeaderValue"] | null;
+            } | null;
         };
         /** @description A webhook with its signing secret: only in the create response and in an update that rotates the secret. */
         WebhookWithSecret: {
@@ -1074,17 +1082,17 @@ export interface components {
              * @description Defaults to `PERSONAL`.
              * @default PERSONAL
              */
-            type: components["schemas"]["WorkspaceType"];
+            type?: components["schemas"]["WorkspaceType"];
             /**
              * @description IANA time zone such as `Europe/Berlin`; defaults to `UTC`.
              * @default UTC
              */
-            timezone: string;
+            timezone?: string;
             /**
              * @description BCP 47 language tag such as `en` or `pt-BR`; defaults to `en`.
              * @default en
              */
-            language: string;
+            language?: string;
             /** @description Logo URL, up to 2,048 characters. */
             logo?: string | null;
             /** @description ISO 3166-1 alpha-2 country code, e.g. `DE` (case-insensitive; stored upper case). */
