@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../core/config.ts';
 // | JOB_HEARTBEAT_MS          | JOB_LEASE_MS / 3 | how often a worker renews its leases             |
 // | JOB_SHUTDOWN_MS           | 25000            | SIGTERM: how long running jobs may finish        |
 // | JOB_MAINTENANCE_PERIOD_MS | 3600000          | retention and cleanup run once per period        |
+// | JOB_ASYNC_COMMIT          | 1                | PostgreSQL: queue bookkeeping without WAL flush  |
 
 export interface WorkerConfig {
   base: Config;
@@ -16,6 +17,7 @@ export interface WorkerConfig {
   heartbeatMs: number;
   shutdownMs: number;
   maintenancePeriodMs: number;
+  asyncCommit: boolean;
 }
 
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -39,5 +41,29 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     heartbeatMs,
     shutdownMs: num(env, 'JOB_SHUTDOWN_MS', 25_000, 0),
     maintenancePeriodMs: num(env, 'JOB_MAINTENANCE_PERIOD_MS', 3_600_000, 1000),
+    asyncCommit: env.JOB_ASYNC_COMMIT !== '0' && env.JOB_ASYNC_COMMIT !== 'false',
   };
+}
+
+/**
+ * The PostgreSQL URL for the queue's own pool (claim, complete, fail, heartbeat, recovery,
+ * release), with session settings for those statements only:
+ *
+ * - `enable_sort=off`: the claim must walk jobs_claim_idx in order and stop after N rows. With
+ *   stale statistics (a burst of jobs before autovacuum analyzes the table) the planner may
+ *   otherwise pick a bitmap scan of every due job plus a sort: a scan of the whole backlog for
+ *   every claim. No queue statement needs a sort.
+ * - `synchronous_commit=off` (JOB_ASYNC_COMMIT, default on): commits return without waiting for
+ *   the WAL flush, which on a slow disk is most of their cost. Consistency is unchanged; a
+ *   PostgreSQL crash can lose the last fraction of a second of claims and completions, so those
+ *   jobs run again (at-least-once, as after a worker crash). WAL is flushed in order, so a
+ *   handler's own synchronous writes are never lost while its job's completion survives.
+ *   Enqueue runs in the caller's transaction, synchronous.
+ */
+export function queueSessionUrl(url: string, o: { asyncCommit: boolean }): string {
+  const u = new URL(url);
+  const settings = [u.searchParams.get('options'), '-c enable_sort=off'];
+  if (o.asyncCommit) settings.push('-c synchronous_commit=off');
+  u.searchParams.set('options', settings.filter(Boolean).join(' '));
+  return u.toString();
 }

@@ -1,7 +1,7 @@
 // Worker process: `npm run start:worker` (any number of them on one database).
-import { createDb } from '../core/db/connection.ts';
+import { createDb, isPostgres } from '../core/db/connection.ts';
 import { errorText } from '../core/jobs/sql.ts';
-import { loadWorkerConfig } from './config.ts';
+import { loadWorkerConfig, queueSessionUrl } from './config.ts';
 import { createLogger } from './logger.ts';
 import { Runner } from './runner.ts';
 import { tasks } from './tasks/index.ts';
@@ -12,15 +12,20 @@ const url = config.base.databaseUrl;
 // Handlers, the claim and the completion writes run side by side: a few connections more
 // than the concurrency (SQLite keeps its single connection).
 const db = createDb(url, { pool: { max: config.concurrency + 3 } });
+// PostgreSQL: the queue's own statements get a small pool with their own session settings
+// (see queueSessionUrl).
+const queueDb = isPostgres(db) ? createDb(queueSessionUrl(url, { asyncCommit: config.asyncCommit }), { pool: { max: 4 } }) : db;
 
 if (!(await db.schema.hasTable('jobs'))) {
   logger.fatal('the jobs table does not exist: run `npm run migrate` first');
   await db.destroy();
+  if (queueDb !== db) await queueDb.destroy();
   process.exit(1);
 }
 
 const runner = new Runner({
   db,
+  queueDb,
   tasks,
   logger,
   concurrency: config.concurrency,
@@ -46,6 +51,7 @@ async function shutdown(signal: string): Promise<void> {
     logger.error({ err: errorText(err) }, 'error while stopping');
   }
   await db.destroy().catch(() => {});
+  if (queueDb !== db) await queueDb.destroy().catch(() => {});
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

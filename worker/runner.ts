@@ -18,7 +18,13 @@ import { scheduleMaintenance } from './maintenance.ts';
 import { PermanentJobError, type TaskContext, type TaskHandler, type TaskRegistry } from './task.ts';
 
 export interface RunnerOptions {
+  /** The handlers' database handle. */
   db: Db;
+  /**
+   * Pool for the queue's own statements (claim, complete, fail, heartbeat, recovery, release);
+   * default `db`. worker/main.ts gives it asynchronous commit on PostgreSQL (see there).
+   */
+  queueDb?: Db;
   tasks: TaskRegistry;
   logger: Logger;
   /** Jobs run at once. */
@@ -64,6 +70,7 @@ export function defaultWorkerId(): string {
 export class Runner {
   readonly workerId: string;
   private readonly o: RunnerOptions;
+  private readonly q: Db;
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly running = new Map<string, Running>();
@@ -72,6 +79,7 @@ export class Runner {
     [];
   private completionFlush: Promise<void> | null = null;
   private claiming = false;
+  private claimScheduled = false;
   /** The queue may hold due jobs (false once a claim came back short, until woken). */
   private maybeMore = true;
   /** Counts wake-ups so a wake-up during a claim is not lost. */
@@ -85,6 +93,7 @@ export class Runner {
   constructor(o: RunnerOptions) {
     this.o = o;
     this.workerId = o.workerId ?? defaultWorkerId();
+    this.q = o.queueDb ?? o.db;
     this.now = o.now ?? nowMs;
     this.random = o.random ?? Math.random;
   }
@@ -115,7 +124,7 @@ export class Runner {
       every(Math.max(1000, period / 2), () => void this.scheduleMaintenance(period));
       await this.scheduleMaintenance(period);
     }
-    if (o.listenUrl && isPostgres(o.db)) await this.listen(o.listenUrl);
+    if (o.listenUrl && isPostgres(this.q)) await this.listen(o.listenUrl);
     await this.recover();
     this.wake();
     o.logger.info({ workerId: this.workerId, listening: this.listener !== null }, 'worker ready');
@@ -128,6 +137,19 @@ export class Runner {
     void this.claimLoop();
   }
 
+  /**
+   * Claim on the next turn of the event loop, so that the jobs of a batch that finish together
+   * free their slots first and one claim refills them all.
+   */
+  private claimSoon(): void {
+    if (this.claimScheduled) return;
+    this.claimScheduled = true;
+    setImmediate(() => {
+      this.claimScheduled = false;
+      void this.claimLoop();
+    });
+  }
+
   private async claimLoop(): Promise<void> {
     if (this.claiming || this.stopping) return;
     this.claiming = true;
@@ -138,7 +160,7 @@ export class Runner {
         const seq = this.wakeSeq;
         let jobs: ClaimedJob[];
         try {
-          jobs = await claimJobs(this.o.db, { workerId: this.workerId, limit: free, leaseMs: this.o.leaseMs, now: this.now() });
+          jobs = await claimJobs(this.q, { workerId: this.workerId, limit: free, leaseMs: this.o.leaseMs, now: this.now() });
         } catch (err) {
           this.o.logger.error({ err: errorText(err) }, 'claim failed; retrying at the next poll');
           break;
@@ -157,7 +179,7 @@ export class Runner {
     this.running.set(job.id, r);
     r.done = this.execute(r).finally(() => {
       this.running.delete(job.id);
-      if (this.started && this.maybeMore) void this.claimLoop();
+      if (this.started && this.maybeMore) this.claimSoon();
     });
     return r;
   }
@@ -212,7 +234,7 @@ export class Runner {
     let outcome: FailOutcome;
     try {
       outcome = await this.track(
-        failJob(this.o.db, this.workerId, { id: job.id, attempts: job.attempts }, { error, retryAt, now }),
+        failJob(this.q, this.workerId, { id: job.id, attempts: job.attempts }, { error, retryAt, now }),
       );
     } catch (err) {
       report('error', { error: errorText(error), writeError: errorText(err) });
@@ -244,7 +266,7 @@ export class Runner {
       while (this.pendingCompletions.length) {
         const batch = this.pendingCompletions.splice(0, 500);
         try {
-          const ids = new Set(await completeJobs(this.o.db, this.workerId, batch.map((b) => b.lease), this.now()));
+          const ids = new Set(await completeJobs(this.q, this.workerId, batch.map((b) => b.lease), this.now()));
           for (const b of batch) b.resolve(ids.has(b.lease.id));
         } catch (err) {
           for (const b of batch) b.reject(err);
@@ -267,7 +289,7 @@ export class Runner {
     if (!this.running.size && !this.writes.size) return;
     const seq = this.claimSeq;
     try {
-      const held = await extendLeases(this.o.db, this.workerId, { now: this.now(), leaseMs: this.o.leaseMs });
+      const held = await extendLeases(this.q, this.workerId, { now: this.now(), leaseMs: this.o.leaseMs });
       const keys = new Set(held.map((l) => `${l.id}:${l.attempts}`));
       for (const r of this.running.values()) {
         if (r.claimSeq <= seq && !r.gone && !keys.has(`${r.job.id}:${r.job.attempts}`)) {
@@ -283,7 +305,7 @@ export class Runner {
   /** Any worker recovers expired leases (of workers that died or stalled). */
   private async recover(): Promise<void> {
     try {
-      const recovered = await resetExpiredLeases(this.o.db, this.now());
+      const recovered = await resetExpiredLeases(this.q, this.now());
       for (const j of recovered) {
         this.o.logger.warn({ kind: j.kind, jobId: j.id, attempt: j.attempts, state: j.state }, 'recovered a job whose lease expired');
       }
@@ -335,7 +357,7 @@ export class Runner {
     let n = 0;
     for (;;) {
       const free = this.o.concurrency - this.running.size;
-      const jobs = await claimJobs(this.o.db, { workerId: this.workerId, limit: free, leaseMs: this.o.leaseMs, now: this.now() });
+      const jobs = await claimJobs(this.q, { workerId: this.workerId, limit: free, leaseMs: this.o.leaseMs, now: this.now() });
       if (!jobs.length) break;
       const batch = ++this.claimSeq;
       await Promise.all(jobs.map((j) => this.startJob(j, batch).done));
@@ -376,7 +398,7 @@ export class Runner {
     await this.flushWrites();
     let released: string[] = [];
     try {
-      released = await releaseJobs(this.o.db, this.workerId, this.now());
+      released = await releaseJobs(this.q, this.workerId, this.now());
     } catch (err) {
       this.o.logger.error({ err: errorText(err) }, 'could not release jobs; they return when their lease expires');
     }

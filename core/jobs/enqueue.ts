@@ -35,7 +35,7 @@ export interface EnqueueResult {
 
 /**
  * Add a job inside the caller's transaction, so the job commits or rolls back with the rows it
- * is about. On PostgreSQL a due job also sends `pg_notify` in the same transaction: listening
+ * is about. On PostgreSQL a due job also sends `pg_notify` in the same statement: listening
  * workers wake when (and only if) it commits.
  */
 export async function enqueue<K extends JobKind>(
@@ -53,39 +53,33 @@ export async function enqueue<K extends JobKind>(
   const insert = `INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
     VALUES (?, ?, ?, 'queued', ?, 0, ?, ?, ?, ?)`;
 
-  let result: EnqueueResult;
-  if (options.dedupeKey === undefined) {
-    await trx.raw(insert, values);
-    result = { id, outcome: 'inserted' };
-  } else {
-    // The conflict target names the partial unique index (same predicate), on both engines.
-    const onConflict =
+  // Without a dedupe key there is no conflict to handle; with one, the conflict target names
+  // the partial unique index (same predicate) on both engines.
+  let sql = insert;
+  if (options.dedupeKey !== undefined) {
+    sql +=
       (options.onDuplicate ?? 'ignore') === 'replace'
-        ? `DO UPDATE SET payload = excluded.payload, run_at = excluded.run_at,
-             max_attempts = excluded.max_attempts, updated_at = excluded.updated_at
-           WHERE jobs.state = 'queued' AND jobs.kind = excluded.kind`
-        : 'DO NOTHING';
-    const rows = await rawRows<{ id: string }>(
-      trx,
-      `${insert}
-       ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running')
-       ${onConflict}
-       RETURNING id`,
-      values,
-    );
-    if (rows.length) {
-      result = { id: rows[0].id, outcome: rows[0].id === id ? 'inserted' : 'replaced' };
-    } else {
-      const existing = await trx('jobs')
-        .select('id')
-        .where({ dedupe_key: options.dedupeKey })
-        .orderBy('created_at', 'desc')
-        .first();
-      result = { id: (existing as { id: string } | undefined)?.id ?? id, outcome: 'ignored' };
-    }
+        ? ` ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running')
+            DO UPDATE SET payload = excluded.payload, run_at = excluded.run_at,
+              max_attempts = excluded.max_attempts, updated_at = excluded.updated_at
+            WHERE jobs.state = 'queued' AND jobs.kind = excluded.kind`
+        : ` ON CONFLICT (dedupe_key) WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running') DO NOTHING`;
   }
-  if (result.outcome !== 'ignored' && runAt <= now && isPostgres(trx)) {
-    await trx.raw('SELECT pg_notify(?, ?)', [JOBS_CHANNEL, kind]);
+  sql += ' RETURNING id';
+  const bindings: unknown[] = values;
+  // PostgreSQL, job due now: NOTIFY in the same statement (one round trip), and only when a
+  // row was inserted or moved. Delivered when the caller's transaction commits, never if it
+  // rolls back. Future jobs are found by the workers' poll.
+  if (runAt <= now && isPostgres(trx)) {
+    sql = `WITH j AS (${sql}) SELECT j.id, pg_notify(?, ?) FROM j`;
+    bindings.push(JOBS_CHANNEL, kind);
   }
-  return result;
+  const rows = await rawRows<{ id: string }>(trx, sql, bindings);
+  if (rows.length) return { id: rows[0].id, outcome: rows[0].id === id ? 'inserted' : 'replaced' };
+  const existing = (await trx('jobs')
+    .select('id')
+    .where({ dedupe_key: options.dedupeKey ?? null })
+    .orderBy('created_at', 'desc')
+    .first()) as { id: string } | undefined;
+  return { id: existing?.id ?? id, outcome: 'ignored' };
 }
