@@ -31,6 +31,10 @@ export async function readJsonBody(ctx: Context): Promise<ParsedBody> {
       encoding: 'utf8',
     });
   } catch (err) {
+    // raw-body stops reading and pauses the request when it gives up (e.g. past the limit of a
+    // chunked body). Drain the rest, as body-parser does: a paused, half-read request wedges the
+    // keep-alive connection and the client's next request on it hangs until the socket times out.
+    ctx.req.resume();
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') {
       throw new DomainError(413, 'payload_too_large', 'Payload too large', 'The body is larger than 1 MiB.');

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FieldError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
 import type { JsonSchema, OpenApiDocument, Operation } from './openapi.ts';
 
 // ajv-formats ships CommonJS; under ESM the callable is the default export's default.
@@ -14,6 +15,17 @@ function newAjv(doc: OpenApiDocument, coerce: boolean): Ajv2020 {
   // strict off: the document carries OpenAPI-only keywords (example, x-*) that are not JSON Schema.
   const ajv = new Ajv2020({ strict: false, allErrors: true, useDefaults: true, coerceTypes: coerce });
   addFormats(ajv);
+  // ajv-formats' uuid also takes `urn:uuid:...` and any variant bits; an id that passes
+  // validation must be one the domain layer (isUuid) and the database accept, or a malformed
+  // id in a query or body field would slip past the 400 into handlers and queries.
+  ajv.addFormat('uuid', { type: 'string', validate: isUuid });
+  // RFC 3339 allows a leap second (23:59:60Z) that Date cannot represent: reject what we cannot store.
+  const dateTime = ajv.formats['date-time'] as { validate: (s: string) => boolean; compare: (a: string, b: string) => number | undefined };
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (s: string) => dateTime.validate(s) && Number.isFinite(Date.parse(s)),
+    compare: dateTime.compare,
+  });
   ajv.addSchema({ $id: DOC_ID, components: doc.components }, DOC_ID);
   return ajv;
 }
@@ -61,11 +73,14 @@ export function compileValidators(doc: OpenApiDocument, ops: Operation[]): Map<s
   return out;
 }
 
+/** One RFC 6901 reference token (ajv escapes instancePath itself, but not property names in params). */
+const token = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
+
 function pointerOf(e: ErrorObject): string {
   const p = e.params as Record<string, string>;
-  if (e.keyword === 'required') return `${e.instancePath}/${p.missingProperty}`;
-  if (e.keyword === 'additionalProperties') return `${e.instancePath}/${p.additionalProperty}`;
-  if (e.keyword === 'unevaluatedProperties') return `${e.instancePath}/${p.unevaluatedProperty}`;
+  if (e.keyword === 'required') return `${e.instancePath}/${token(p.missingProperty)}`;
+  if (e.keyword === 'additionalProperties') return `${e.instancePath}/${token(p.additionalProperty)}`;
+  if (e.keyword === 'unevaluatedProperties') return `${e.instancePath}/${token(p.unevaluatedProperty)}`;
   return e.instancePath;
 }
 
