@@ -6,6 +6,7 @@ import type { Db } from './db/connection.ts';
 // Features add their tables here. A rule whose table may not exist yet sets `optional`.
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 
 export interface RetentionRule {
   /** Name in logs, e.g. `activity`. */
@@ -31,6 +32,10 @@ export const retentionRules: RetentionRule[] = [
     where: (q) => q.whereNot('kind', 'security'),
   },
   { name: 'request_logs', table: 'request_logs', column: 'created_at', maxAgeMs: 30 * DAY, optional: true },
+  // An hour's rollups go once all of the hour is past the logs' cutoff, so they are never dropped
+  // while rows they count remain; no GET /v1/logs window (at most 30 UTC days) reaches them then.
+  { name: 'request_log_hourly', table: 'request_log_hourly', column: 'hour_start', maxAgeMs: 30 * DAY + HOUR, optional: true },
+  { name: 'request_log_rollups', table: 'request_log_rollups', column: 'hour_start', maxAgeMs: 30 * DAY + HOUR, optional: true },
   { name: 'webhook_deliveries', table: 'webhook_deliveries', column: 'created_at', maxAgeMs: 30 * DAY, optional: true },
   {
     name: 'jobs_done',

@@ -14,7 +14,8 @@ import { KeyAuthenticator, type Auth } from './auth.ts';
 import { Access } from './access.ts';
 import { NO_BODY, bodyRequired, readJsonBody } from './body.ts';
 import { serveDocs } from './docs.ts';
-import { discardRequestLog, type RequestLogSink } from './request-log.ts';
+import { discardRequestLog, type RequestLogEntry, type RequestLogSink } from './request-log.ts';
+import { workspaceOfPath } from '../core/request-logs/path-workspace.ts';
 import type { HandlerContext, HandlerMap, OperationId } from './handler-types.ts';
 
 export interface AppOptions {
@@ -90,27 +91,34 @@ export function createApp(opts: AppOptions): Koa {
     if (!ctx.path.startsWith('/v1/') || state.route === '/v1/logs') return;
     const auth = state.auth;
     if (!auth) return; // 401s are not tied to a workspace
-    const entry = (workspaceId: string) =>
-      requestLog.record({
-        workspaceId,
-        method: ctx.method,
-        path: ctx.path,
-        route: state.route,
-        statusCode: ctx.status,
-        durationMs,
-        errorMessage: state.errorMessage,
-        apiKeyId: auth.keyId,
-        createdAt: nowMs(),
-      });
+    const createdAt = nowMs();
+    const entry = (workspaceId: string): RequestLogEntry => ({
+      workspaceId,
+      method: ctx.method,
+      path: ctx.path,
+      route: state.route,
+      statusCode: ctx.status,
+      durationMs,
+      errorMessage: state.errorMessage,
+      apiKeyId: auth.keyId,
+      createdAt,
+    });
     const known = state.workspaceId ?? auth.workspaceId;
-    if (known) return entry(known);
-    const candidate = state.workspaceCandidate;
-    if (!candidate) return;
-    // Only a workspace the caller can see is "known": a 404 for someone else's is not logged there.
-    new Access(db, auth, () => {})
-      .workspace(candidate)
-      .then(() => entry(candidate))
-      .catch(() => {});
+    if (known) return requestLog.record(entry(known));
+    // A workspace named by the query or body, else by the path's resource (a request that
+    // failed before its handler looked). Only a workspace the caller can see is "known": a 404
+    // for someone else's is not logged there.
+    const params = (ctx as unknown as { params?: Record<string, string> }).params;
+    const named = state.workspaceCandidate ? Promise.resolve(state.workspaceCandidate) : workspaceOfPath(db, state.route, params);
+    const later = named
+      .then(async (candidate) => {
+        if (!candidate) return null;
+        await new Access(db, auth, () => {}).workspace(candidate);
+        return entry(candidate);
+      })
+      .catch(() => null);
+    if (requestLog.recordLater) requestLog.recordLater(later);
+    else void later.then((e) => e && requestLog.record(e));
   }
 
   // Unauthenticated endpoints outside /v1.
@@ -155,6 +163,9 @@ export function createApp(opts: AppOptions): Koa {
       return;
     }
     state.auth = auth;
+    // Named before the scope check, so a 403 for a workspace the caller sees is logged there too.
+    const namedInQuery = (ctx.query as Record<string, unknown>).workspace_id;
+    if (typeof namedInQuery === 'string' && isUuid(namedInQuery)) state.workspaceCandidate = namedInQuery.toLowerCase();
     if (op.scope && !(auth.scopes as string[]).includes(op.scope)) {
       throw new DomainError(403, 'insufficient_scope', 'Insufficient scope', `This operation needs the "${op.scope}" scope.`);
     }
@@ -164,7 +175,6 @@ export function createApp(opts: AppOptions): Koa {
     if (v.path && !v.path(path)) throw notFound();
 
     const query: Record<string, unknown> = { ...(ctx.query as Record<string, unknown>) };
-    if (typeof query.workspace_id === 'string' && isUuid(query.workspace_id)) state.workspaceCandidate = query.workspace_id.toLowerCase();
 
     let body: unknown = undefined;
     if (v.body) {

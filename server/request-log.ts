@@ -14,6 +14,10 @@ export interface RequestLogEntry {
 /** Where the app hands finished requests; writing happens off the request path. */
 export interface RequestLogSink {
   record(entry: RequestLogEntry): void;
+  /** An entry that needs a lookup first (is its workspace visible?); null means not logged. */
+  recordLater?(entry: Promise<RequestLogEntry | null>): void;
+  /** Resolves once everything recorded so far is stored (tests read their own requests back). */
+  flush?(): Promise<void>;
   close(): Promise<void>;
 }
 

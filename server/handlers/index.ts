@@ -3,6 +3,8 @@ import { notImplemented } from './not-implemented.ts';
 import * as deploys from './deploys.ts';
 import * as siteChecks from './site-checks.ts';
 import * as workspaces from './workspaces.ts';
+import * as logs from './logs.ts';
+import * as activity from './activity.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -18,8 +20,8 @@ export const handlers = {
   Workspaces_get: workspaces.get,
   Workspaces_update: workspaces.update,
   Workspaces_delete: workspaces.remove,
-  Logs_list: notImplemented,
-  Activity_list: notImplemented,
+  Logs_list: logs.list,
+  Activity_list: activity.list,
   Webhooks_list: notImplemented,
   Webhooks_create: notImplemented,
   Webhooks_get: notImplemented,

@@ -62,6 +62,11 @@ export class TestApi {
     return this.server.url;
   }
 
+  /** Writes the request log batch now (the server batches it off the request path). */
+  async flushLogs(): Promise<void> {
+    await this.server.requestLog.flush?.();
+  }
+
   async stop(): Promise<void> {
     await this.server.close();
     await this.db.destroy();

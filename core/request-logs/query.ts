@@ -1,0 +1,198 @@
+import type { Knex } from 'knex';
+import type { DbOrTrx } from '../db/connection.ts';
+import { ValidationFailed } from '../errors.ts';
+import { toIso } from '../clock.ts';
+import { DAY_MS, ERROR_STATUS, HOUR_MS, type RequestLogRow } from './types.ts';
+
+// GET /v1/logs (CONTRACT section 7): a page of rows, newest first by (created_at, id), and
+// `meta` over the whole filtered window. The page walks request_logs_list_idx (or the failed
+// / status code / route index when that filter applies). `meta` comes from the rollups unless
+// `q` is given, so its cost does not depend on the number of requests in the window:
+// request_log_hourly for `days`/`status` alone (at most 720 rows), request_log_rollups when
+// `method`, `status_code` or `route` is given. With `q` it counts the matching rows, the one
+// filter no rollup can answer.
+
+export interface LogFilters {
+  workspaceId: string;
+  /** 1 to 30. */
+  days: number;
+  status?: 'success' | 'failed';
+  method?: string;
+  statusCode?: number;
+  route?: string;
+  /** Case-insensitive substring of the path or the error message. */
+  q?: string;
+}
+
+export interface LogQuery extends LogFilters {
+  limit: number;
+  /** Id of a log row: only rows older than it. */
+  before?: string;
+  now: number;
+}
+
+export interface LogBucket {
+  start: string;
+  total: number;
+  errors: number;
+}
+
+export interface LogMeta {
+  total: number;
+  errors: number;
+  buckets: LogBucket[];
+  has_more: boolean;
+}
+
+export interface LogWindow {
+  /** First bucket's start (inclusive), epoch ms. */
+  start: number;
+  /** Last bucket's end (exclusive). */
+  end: number;
+  bucketMs: number;
+}
+
+/** `days=1`: 24 hourly buckets ending with the current UTC hour; `days=N`: N UTC days ending today. */
+export function logWindow(now: number, days: number): LogWindow {
+  const bucketMs = days === 1 ? HOUR_MS : DAY_MS;
+  const count = days === 1 ? 24 : days;
+  const end = Math.floor(now / bucketMs) * bucketMs + bucketMs;
+  return { start: end - count * bucketMs, end, bucketMs };
+}
+
+/** `q` as a LIKE pattern: lower case, `\`, `%` and `_` escaped, wrapped in `%`. */
+export function likePattern(q: string): string {
+  return `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The filters both request_logs and request_log_rollups understand (same column names).
+ * The status conditions are literal SQL so the planner can match request_logs_failed_idx.
+ */
+function applyColumnFilters(q: Knex.QueryBuilder, f: LogFilters): void {
+  if (f.status === 'failed') q.whereRaw(`status_code >= ${ERROR_STATUS}`);
+  if (f.status === 'success') q.whereRaw(`status_code < ${ERROR_STATUS}`);
+  if (f.method) q.where('method', f.method);
+  if (f.statusCode !== undefined) q.where('status_code', f.statusCode);
+  if (f.route) q.where('route', f.route);
+}
+
+function applyRowFilters(q: Knex.QueryBuilder, f: LogFilters, w: LogWindow): void {
+  q.where('workspace_id', f.workspaceId).where('created_at', '>=', w.start).where('created_at', '<', w.end);
+  applyColumnFilters(q, f);
+  if (f.q) {
+    const pattern = likePattern(f.q);
+    q.where((w2) =>
+      w2
+        .whereRaw(`LOWER(path) LIKE ? ESCAPE '\\'`, [pattern])
+        .orWhereRaw(`LOWER(error_message) LIKE ? ESCAPE '\\'`, [pattern]),
+    );
+  }
+}
+
+/** Where the `before` cursor sits: its row, or the time a UUID v7 carries if the row is gone. */
+async function cursorOf(db: DbOrTrx, workspaceId: string, before: string): Promise<{ createdAt: number; id: string }> {
+  const id = before.toLowerCase();
+  const row = (await db('request_logs').where({ id, workspace_id: workspaceId }).first('created_at')) as
+    | { created_at: number | string }
+    | undefined;
+  if (row) return { createdAt: Number(row.created_at), id };
+  // Pruned (or never here): log ids are UUID v7 minted from created_at (store.ts), so the
+  // id alone still says where the page ends; answering the same way whether or not the id
+  // exists elsewhere leaks nothing about other workspaces.
+  if (id[14] === '7') return { createdAt: parseInt(id.slice(0, 8) + id.slice(9, 13), 16), id };
+  throw new ValidationFailed('before must be the id of a log row.', [
+    { in: 'query', path: '/before', message: 'is not the id of a log row' },
+  ]);
+}
+
+/** `days` and `status` alone: one row per hour. */
+async function metaFromHourly(db: DbOrTrx, f: LogFilters, w: LogWindow): Promise<Array<{ at: number; total: number; errors: number }>> {
+  const rows = (await db('request_log_hourly')
+    .where('workspace_id', f.workspaceId)
+    .where('hour_start', '>=', w.start)
+    .where('hour_start', '<', w.end)
+    .select('hour_start', 'total', 'errors')) as Array<{ hour_start: number | string; total: number | string; errors: number | string }>;
+  return rows.map((r) => {
+    const total = Number(r.total);
+    const errors = Number(r.errors);
+    if (f.status === 'success') return { at: Number(r.hour_start), total: total - errors, errors: 0 };
+    if (f.status === 'failed') return { at: Number(r.hour_start), total: errors, errors };
+    return { at: Number(r.hour_start), total, errors };
+  });
+}
+
+/** With `method`, `status_code` or `route`: summed over the matching (method, route, status) rows of each hour. */
+async function metaFromRollups(db: DbOrTrx, f: LogFilters, w: LogWindow): Promise<Array<{ at: number; total: number; errors: number }>> {
+  const q = db('request_log_rollups')
+    .where('workspace_id', f.workspaceId)
+    .where('hour_start', '>=', w.start)
+    .where('hour_start', '<', w.end)
+    .select('hour_start as at')
+    .sum({ total: 'total' })
+    .select(db.raw(`SUM(CASE WHEN status_code >= ${ERROR_STATUS} THEN total ELSE 0 END) AS errors`))
+    .groupBy('hour_start');
+  applyColumnFilters(q, f);
+  const rows = (await q) as Array<{ at: number | string; total: number | string; errors: number | string }>;
+  return rows.map((r) => ({ at: Number(r.at), total: Number(r.total), errors: Number(r.errors) }));
+}
+
+async function metaFromRows(db: DbOrTrx, f: LogFilters, w: LogWindow): Promise<Array<{ at: number; total: number; errors: number }>> {
+  const bucket = `created_at - (created_at % ${w.bucketMs})`;
+  const q = db('request_logs')
+    .select(db.raw(`${bucket} AS at`))
+    .count({ total: '*' })
+    .select(db.raw(`SUM(CASE WHEN status_code >= ${ERROR_STATUS} THEN 1 ELSE 0 END) AS errors`))
+    .groupByRaw(bucket);
+  applyRowFilters(q, f, w);
+  const rows = (await q) as Array<{ at: number | string; total: number | string; errors: number | string }>;
+  return rows.map((r) => ({ at: Number(r.at), total: Number(r.total), errors: Number(r.errors) }));
+}
+
+/** Totals, errors and every bucket of the window (empty ones too), oldest first. */
+export async function logMeta(db: DbOrTrx, f: LogFilters, w: LogWindow): Promise<Omit<LogMeta, 'has_more'>> {
+  const counts = f.q
+    ? await metaFromRows(db, f, w)
+    : f.method || f.statusCode !== undefined || f.route
+      ? await metaFromRollups(db, f, w)
+      : await metaFromHourly(db, f, w);
+  const n = Math.round((w.end - w.start) / w.bucketMs);
+  const buckets: LogBucket[] = Array.from({ length: n }, (_, i) => ({ start: toIso(w.start + i * w.bucketMs)!, total: 0, errors: 0 }));
+  let total = 0;
+  let errors = 0;
+  for (const c of counts) {
+    const i = Math.floor((c.at - w.start) / w.bucketMs);
+    if (i < 0 || i >= n) continue;
+    buckets[i].total += c.total;
+    buckets[i].errors += c.errors;
+    total += c.total;
+    errors += c.errors;
+  }
+  return { total, errors, buckets };
+}
+
+/** One page of rows plus meta. */
+export async function listRequestLogs(db: DbOrTrx, query: LogQuery): Promise<{ rows: RequestLogRow[]; meta: LogMeta }> {
+  const w = logWindow(query.now, query.days);
+  const page = db('request_logs')
+    .select('*')
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(query.limit + 1);
+  applyRowFilters(page, query, w);
+  if (query.before) {
+    const c = await cursorOf(db, query.workspaceId, query.before);
+    // (created_at, id) < (c.createdAt, c.id), written so created_at bounds the index range.
+    page
+      .where('created_at', '<=', c.createdAt)
+      .where((k) => k.where('created_at', '<', c.createdAt).orWhere('id', '<', c.id));
+  }
+  const [rows, meta] = await Promise.all([page as Promise<RequestLogRow[]>, logMeta(db, query, w)]);
+  const hasMore = rows.length > query.limit;
+  return {
+    rows: (hasMore ? rows.slice(0, query.limit) : rows).map((r) => ({ ...r, created_at: Number(r.created_at) })),
+    meta: { ...meta, has_more: hasMore },
+  };
+}
