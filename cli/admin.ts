@@ -21,7 +21,6 @@ import { jobsCommands } from './commands/jobs.ts';
 // The command table: one file per command in cli/commands/, named after the command.
 // To add one, write cli/commands/<group>-<verb>.ts exporting defineCommand({...}) and
 // list it here; help, flag parsing, --json, the database and exit codes come for free.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const COMMANDS: Array<Command<any, any>> = [
   bootstrap,
   usersCreate,
@@ -115,7 +114,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   }
 
   let input: unknown;
-  let json = false;
+  let json: boolean;
   try {
     const { values, positionals } = parseArgs({
       args: [...leadingFlags, ...args],
