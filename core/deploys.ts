@@ -157,8 +157,8 @@ export async function recordDeploy(db: DbOrTrx, workspaceId: string, input: Depl
     if (environment === PRODUCTION && (created || moved)) {
       const from = Math.max(now, Number(deploy.deployed_at));
       scheduled = {
-        checkId: await scheduleSiteCheck(trx, deploy, from + delays.siteCheckDelaySeconds * 1000),
-        crawlId: await scheduleSiteCrawl(trx, deploy, from + delays.crawlDelaySeconds * 1000),
+        checkId: await scheduleSiteCheck(trx, deploy, from + delays.siteCheckDelaySeconds * 1000, { newDeploy: created }),
+        crawlId: await scheduleSiteCrawl(trx, deploy, from + delays.crawlDelaySeconds * 1000, { newDeploy: created }),
       };
     }
     if (created) await recordEvent(trx, workspaceId, 'deploy.recorded', { deploy: deployToApi(deploy) });

@@ -74,11 +74,13 @@ async function scheduleForDeploy(
   table: 'site_checks' | 'site_crawls',
   deploy: { id: string; workspace_id: string },
   runAt: number,
+  opts: ScheduleOptions,
 ): Promise<string> {
   const kind = table === 'site_checks' ? 'site_check' : 'site_crawl';
-  const queued = (await trx(table).where({ deploy_id: deploy.id, state: 'queued' }).orderBy('id', 'desc').first('id')) as
-    | { id: string }
-    | undefined;
+  // A deploy created in this transaction has no check or crawl yet: nothing to move.
+  const queued = opts.newDeploy
+    ? undefined
+    : ((await trx(table).where({ deploy_id: deploy.id, state: 'queued' }).orderBy('id', 'desc').first('id')) as { id: string } | undefined);
   let id: string;
   if (queued) {
     id = queued.id;
@@ -94,12 +96,17 @@ async function scheduleForDeploy(
   return id;
 }
 
-export function scheduleSiteCheck(trx: DbOrTrx, deploy: { id: string; workspace_id: string }, runAt: number): Promise<string> {
-  return scheduleForDeploy(trx, 'site_checks', deploy, runAt);
+export interface ScheduleOptions {
+  /** The deploy was created in the caller's transaction, so it has no check or crawl to move yet. */
+  newDeploy?: boolean;
 }
 
-export function scheduleSiteCrawl(trx: DbOrTrx, deploy: { id: string; workspace_id: string }, runAt: number): Promise<string> {
-  return scheduleForDeploy(trx, 'site_crawls', deploy, runAt);
+export function scheduleSiteCheck(trx: DbOrTrx, deploy: { id: string; workspace_id: string }, runAt: number, opts: ScheduleOptions = {}): Promise<string> {
+  return scheduleForDeploy(trx, 'site_checks', deploy, runAt, opts);
+}
+
+export function scheduleSiteCrawl(trx: DbOrTrx, deploy: { id: string; workspace_id: string }, runAt: number, opts: ScheduleOptions = {}): Promise<string> {
+  return scheduleForDeploy(trx, 'site_crawls', deploy, runAt, opts);
 }
 
 /** The newest check of each deploy, in any state: one query for a whole page of deploys. */

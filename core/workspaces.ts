@@ -1,6 +1,5 @@
 import type { DbOrTrx } from './db/connection.ts';
 import { isPostgres } from './db/connection.ts';
-import { Workspace } from './db/models/Workspace.ts';
 import { isUuid, newId } from './ids.ts';
 import { nowMs, toIso } from './clock.ts';
 import { Conflict, Forbidden, NotFound, ValidationFailed, WorkspaceLimitReached, type FieldError } from './errors.ts';
@@ -217,7 +216,8 @@ function assertValid(input: Record<string, unknown>, partial: boolean): void {
 
 export async function getWorkspace(db: DbOrTrx, id: string): Promise<WorkspaceRow | null> {
   if (!isUuid(id)) return null;
-  return ((await Workspace.query(db).findById(id)) as WorkspaceRow | undefined) ?? null;
+  // Plain Knex (a plain row) rather than the Objection model: GET /v1/workspaces/{id} is hot.
+  return ((await db('workspaces').where({ id }).first()) as WorkspaceRow | undefined) ?? null;
 }
 
 /**
