@@ -159,8 +159,8 @@ export interface ServerChild {
   url: string;
   /** The request log sink the server hands finished requests to (class name), or 'none'. */
   requestLog: string;
-  /** Knex queries the server has run since it started (its 'query' event). */
-  queryCount(): Promise<number>;
+  /** Knex queries the server has run since it started (its 'query' event) and its CPU time so far (µs). */
+  counters(): Promise<{ queries: number; cpuMicros: number }>;
   stop(): Promise<void>;
 }
 
@@ -215,8 +215,9 @@ export async function startServerChild(mode: ServerMode, databaseUrl: string | n
     mode,
     url: `http://127.0.0.1:${ready.port}`,
     requestLog: ready.requestLog,
-    async queryCount() {
-      return (await request<{ n: number }>(child, { type: 'queries' }, 'queries')).n;
+    async counters() {
+      const r = await request<{ n: number; cpuMicros: number }>(child, { type: 'queries' }, 'queries');
+      return { queries: r.n, cpuMicros: r.cpuMicros };
     },
     async stop() {
       if (child.exitCode !== null) return;
@@ -294,6 +295,8 @@ export interface Run {
   total: number;
   /** Knex queries per completed request during the run (server side). */
   queriesPerRequest: number;
+  /** CPU time of the server process per completed request (µs; a PostgreSQL server's own CPU is not included). */
+  cpuPerRequest: number;
   raw: Result;
 }
 
@@ -305,6 +308,7 @@ export interface Measurement {
   p99: number;
   total: number;
   queriesPerRequest: number;
+  cpuPerRequest: number;
   runs: Run[];
 }
 
@@ -357,9 +361,9 @@ export async function measureOnce(c: Case): Promise<Run> {
   check(`${c.label} (warm-up)`, await run(c.server.url, c.target, SETTINGS.warmup, c.connections));
   await pause(300);
   process.stdout.write(`measure ${SETTINGS.duration} s ... `);
-  const before = await c.server.queryCount();
+  const before = await c.server.counters();
   const r = await run(c.server.url, c.target, SETTINGS.duration, c.connections);
-  const after = await c.server.queryCount();
+  const after = await c.server.counters();
   check(c.label, r);
   const total = r.requests.total;
   const one: Run = {
@@ -368,10 +372,11 @@ export async function measureOnce(c: Case): Promise<Run> {
     p50: r.latency.p50,
     p99: r.latency.p99,
     total,
-    queriesPerRequest: total > 0 ? (after - before) / total : 0,
+    queriesPerRequest: total > 0 ? (after.queries - before.queries) / total : 0,
+    cpuPerRequest: total > 0 ? (after.cpuMicros - before.cpuMicros) / total : 0,
     raw: r,
   };
-  process.stdout.write(`${fmt(one.reqPerSec)} req/s, p50 ${one.p50} ms, p99 ${one.p99} ms, ${fmt(one.queriesPerRequest, 1)} queries/req\n`);
+  process.stdout.write(`${fmt(one.reqPerSec)} req/s, p50 ${one.p50} ms, p99 ${one.p99} ms, ${fmt(one.queriesPerRequest, 1)} queries/req, ${fmt(one.cpuPerRequest)} µs server CPU/req\n`);
   await pause(300);
   return one;
 }
@@ -390,6 +395,7 @@ export function summarize(label: string, runs: Run[]): Measurement {
     p99: median(runs.map((r) => r.p99)),
     total: median(runs.map((r) => r.total)),
     queriesPerRequest: median(runs.map((r) => r.queriesPerRequest)),
+    cpuPerRequest: median(runs.map((r) => r.cpuPerRequest)),
     runs,
   };
 }
@@ -453,6 +459,7 @@ export function machineLines(command: string): string[] {
     `- Machine: \`nproc\` = ${os.availableParallelism()} (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.platform()} ${os.release()}; load average (1/5/15 min) ${load(loadAtStart)} at start, ${load(os.loadavg())} at the end`,
     `- Node.js ${process.version}; autocannon 8; commit ${commit}${dirty ? ` plus uncommitted changes in ${dirty} file(s) under core/ and server/ (the working tree was measured)` : ''}`,
     `- Command: \`${command}\``,
+    `- Columns: req/s is autocannon's mean of per-second counts; p50/p99 are latencies; queries/req counts the server's Knex queries (its 'query' event, BEGIN and COMMIT included) per completed request; server CPU/req is the server process's CPU time (user + system) per completed request, which other load on the machine disturbs much less than req/s (on PostgreSQL the database server's own CPU is not in it).`,
     `- Shared machine: before every run the benchmark waits (up to ${SETTINGS.quietWaitS} s) until other processes use at most ${pct(SETTINGS.quietShare)} of the CPUs; the "background" column is the highest share seen before a run of that case.`,
     `- Load: autocannon in the benchmark process, ${SETTINGS.connections} connections, pipelining 1, loopback. Every measured run (${SETTINGS.duration} s) follows its own ${SETTINGS.warmup} s warm-up (discarded); the cases compared are measured round-robin, ${SETTINGS.rounds} round(s), and the table shows the median of each figure. Each server under test is its own child process (LOG_LEVEL=silent, NODE_ENV=production); only one is under load at a time.`,
   ];
@@ -464,10 +471,10 @@ function backgroundOf(m: Measurement): string {
 }
 
 export function table(rows: Measurement[], extra: Array<{ header: string; cell: (m: Measurement) => string }> = []): string[] {
-  const head = ['case', 'req/s', 'p50 (ms)', 'p99 (ms)', 'queries/req', ...extra.map((e) => e.header), 'req/s by round', 'background'];
+  const head = ['case', 'req/s', 'p50 (ms)', 'p99 (ms)', 'queries/req', 'server CPU/req (µs)', ...extra.map((e) => e.header), 'req/s by round', 'background'];
   const out = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
   for (const m of rows) {
-    const cells = [m.label, fmt(m.reqPerSec), String(m.p50), String(m.p99), fmt(m.queriesPerRequest, 1), ...extra.map((e) => e.cell(m)), m.runs.map((r) => fmt(r.reqPerSec)).join(' / '), backgroundOf(m)];
+    const cells = [m.label, fmt(m.reqPerSec), String(m.p50), String(m.p99), fmt(m.queriesPerRequest, 1), fmt(m.cpuPerRequest), ...extra.map((e) => e.cell(m)), m.runs.map((r) => fmt(r.reqPerSec)).join(' / '), backgroundOf(m)];
     out.push(`| ${cells.join(' | ')} |`);
   }
   return out;

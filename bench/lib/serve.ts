@@ -5,7 +5,7 @@
 //   bare-workspace-db  the same route doing the real one's two queries through Knex (BENCH_USER_ID)
 //   bare-deploys    bare Koa + Knex POST/GET /v1/deploys (bench/lib/bare.ts)
 // It reports its port over IPC, answers {type:'queries'} with the number of Knex queries run so
-// far, and on {type:'stop'} closes the server and the database and exits (so --cpu-prof is written).
+// far and its CPU time (user + system, µs), and on {type:'stop'} closes the server and the database and exits (so --cpu-prof is written).
 
 import http from 'node:http';
 
@@ -66,7 +66,10 @@ if (mode === 'app') {
 }
 
 process.on('message', (m: { type: string }) => {
-  if (m.type === 'queries') send({ type: 'queries', n: queries });
+  if (m.type === 'queries') {
+    const cpu = process.cpuUsage();
+    send({ type: 'queries', n: queries, cpuMicros: cpu.user + cpu.system });
+  }
   if (m.type === 'stop') {
     void (async () => {
       await close();
