@@ -76,6 +76,7 @@ export class RequestLogWriter {
     if (this.pending.size > 0) await Promise.all([...this.pending]);
     const target = this.recorded;
     while (this.settled < target) {
+      if (!this.inFlight && this.buffer.length === 0) break; // nothing left that could count
       if (this.inFlight) await this.inFlight;
       else this.kick();
     }

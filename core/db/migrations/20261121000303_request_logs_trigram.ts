@@ -4,8 +4,8 @@ import { isPostgres } from '../connection.ts';
 // PostgreSQL only, and only where the pg_trgm extension can be created (it is a trusted
 // extension since PostgreSQL 13: a database owner needs no superuser). Trigram indexes let
 // `GET /v1/logs?q=...` find a selective substring of the path or the error message without
-// reading every row of the window (1,000,000 rows, `q=paused`: 245 ms -> 33 ms in
-// bench/results/logs.md); a substring that matches most rows still reads them. The query is
+// reading every row of the window (bench/results/logs.md: 1,000,000 rows, meta of `q=paused`
+// with and without them); a substring that matches most rows still reads them. The query is
 // the same with or without them (LOWER(col) LIKE '%...%'), so SQLite and a PostgreSQL without
 // pg_trgm answer identically, only slower. They cost about 30% of the batch writer's insert
 // rate, which stays off the request path.
