@@ -10,9 +10,11 @@ export interface paths {
         };
         /**
          * List activity
-         * @description The activity feed, newest first. Without `workspace_id`: every workspace the caller belongs
-         *     to plus account-level rows (a bound key sees only its workspace). Rows are kept 90 days;
-         *     security rows are never pruned. **Scope:** `workspaces`.
+         * @description The activity feed, newest first (by time, then `id`). Without `workspace_id`: every
+         *     workspace the caller belongs to, plus, for a key not bound to a workspace, the account's own
+         *     rows (`workspace_id: null`) and the security rows of the account's deleted workspaces; a
+         *     bound key sees only its workspace. Rows are kept 90 days; security rows are never pruned.
+         *     **Scope:** `workspaces`.
          */
         get: operations["Activity_list"];
         put?: never;
@@ -83,9 +85,12 @@ export interface paths {
         };
         /**
          * List request logs
-         * @description Recent API requests against one workspace, newest first, with totals, error counts and a
-         *     histogram over the filtered window. Rows are kept 30 days. Reads of `/v1/logs` are not
-         *     logged. **Scope:** `workspaces`.
+         * @description Recent API requests against one workspace, newest first (by time, then `id`), with totals,
+         *     error counts and a histogram over the filtered window. A request is logged, failures
+         *     included, when the workspace it names is one the caller can see: the path's resource, the
+         *     `workspace_id` query parameter, a body `workspaceId`, or the key's binding. Requests without
+         *     a valid key (401) and reads of `/v1/logs` are not logged. Rows appear within about a second
+         *     and are kept 30 days. **Scope:** `workspaces`.
          */
         get: operations["Logs_list"];
         put?: never;
@@ -744,7 +749,7 @@ export interface components {
             workspace_id: components["schemas"]["uuid"];
             /** @description HTTP method, upper case. */
             method: string;
-            /** @description The request path without the query string. */
+            /** @description The request path without the query string. Anything shaped like an API key or a webhook secret is stored as `sh_[REDACTED]` / `whsec_[REDACTED]`. */
             path: string;
             /** @description The matched route pattern, e.g. `/v1/deploys/{id}`; null when no route matched. */
             route: string | null;
@@ -1173,11 +1178,11 @@ export interface operations {
                 kind?: components["schemas"]["ActivityKind"];
                 /** @description Only rows at or after this time. */
                 from?: string;
-                /** @description Only rows at or before this time. */
+                /** @description Only rows at or before this time; before `from` is 400. */
                 to?: string;
                 /** @description Rows per page, 1 to 100. */
                 limit?: number;
-                /** @description The `meta.next_cursor` of the previous page. */
+                /** @description The `meta.next_cursor` of the previous page (opaque; pass the same filters). Rows added meanwhile never make a row repeat or go missing. */
                 cursor?: string;
             };
             header?: never;
@@ -1489,7 +1494,7 @@ export interface operations {
                 q?: string;
                 /** @description Rows per page, 1 to 200. */
                 limit?: number;
-                /** @description Cursor: only rows older than the row with this id. */
+                /** @description Cursor: only rows older than the row with this id (the last `id` of the previous page). It does not change `meta`. Log ids are UUID v7 and carry their time, so an id still works after its row is pruned; a UUID of another version that names no row here is 400. */
                 before?: components["schemas"]["uuid"];
             };
             header?: never;
