@@ -571,7 +571,7 @@ for (const engine of engines()) {
       assert.equal(recorded.commitSha, sha2);
       assert.equal(recorded.environment, 'production');
       assert.equal(recorded.message!.length, 2000);
-      assert.deepEqual(recorded.changes.map((c) => [c.path, c.category, c.signals.length]), [
+      assert.deepEqual(recorded.changes.map((c) => [c.path, c.category, c.signals?.length]), [
         ['app/page.tsx', 'page', 1],
         ['app/layout.tsx', 'template', 0],
         ['styles/site.css', 'style', 0],
