@@ -460,7 +460,7 @@ export function machineLines(command: string): string[] {
     `- Node.js ${process.version}; autocannon 8; commit ${commit}${dirty ? ` plus uncommitted changes in ${dirty} file(s) under core/ and server/ (the working tree was measured)` : ''}`,
     `- Command: \`${command}\``,
     `- Columns: req/s is autocannon's mean of per-second counts; p50/p99 are latencies; queries/req counts the server's Knex queries (its 'query' event, BEGIN and COMMIT included) per completed request; server CPU/req is the server process's CPU time (user + system) per completed request, which other load on the machine disturbs much less than req/s (on PostgreSQL the database server's own CPU is not in it).`,
-    `- Shared machine: before every run the benchmark waits (up to ${SETTINGS.quietWaitS} s) until other processes use at most ${pct(SETTINGS.quietShare)} of the CPUs; the "background" column is the highest share seen before a run of that case.`,
+    `- Shared machine: before every run the benchmark waits (up to ${SETTINGS.quietWaitS} s) until other processes use at most ${pct(SETTINGS.quietShare)} of the CPUs; the "background" column is the highest share measured just before a run of that case started (after any wait).`,
     `- Load: autocannon in the benchmark process, ${SETTINGS.connections} connections, pipelining 1, loopback. Every measured run (${SETTINGS.duration} s) follows its own ${SETTINGS.warmup} s warm-up (discarded); the cases compared are measured round-robin, ${SETTINGS.rounds} round(s), and the table shows the median of each figure. Each server under test is its own child process (LOG_LEVEL=silent, NODE_ENV=production); only one is under load at a time.`,
   ];
 }
