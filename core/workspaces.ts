@@ -1,3 +1,4 @@
+import type { components } from '../generated/types.ts';
 import type { DbOrTrx } from './db/connection.ts';
 import { isPostgres } from './db/connection.ts';
 import { isUuid, newId } from './ids.ts';
@@ -60,28 +61,16 @@ export type WorkspacePatch = Partial<Omit<WorkspaceInput, 'logo' | 'country' | '
   description?: string | null;
 };
 
-/** The response shape of interface.md 2.4 (snake_case, ISO timestamps with milliseconds). */
-export interface WorkspaceApi {
-  id: string;
-  name: string;
-  slug: string;
-  type: string;
-  logo: string | null;
-  website: string;
-  timezone: string;
-  country: string | null;
-  description: string | null;
-  language: string;
-  created_at: string;
-  updated_at: string;
-}
+/** The response shape of interface.md 2.4, as the document defines it. */
+export type WorkspaceApi = components['schemas']['Workspace'];
 
 export function workspaceToApi(row: WorkspaceRow): WorkspaceApi {
   return {
     id: row.id,
     name: row.name,
     slug: row.slug,
-    type: row.type,
+    // The table only holds types the schema let in.
+    type: row.type as WorkspaceApi['type'],
     logo: row.logo ?? null,
     website: row.website,
     timezone: row.timezone,

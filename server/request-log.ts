@@ -1,15 +1,7 @@
+import type { RequestLogInput } from '../core/request-logs/types.ts';
+
 /** One /v1 request as the request log stores it (CONTRACT section 7). */
-export interface RequestLogEntry {
-  workspaceId: string;
-  method: string;
-  path: string;
-  route: string | null;
-  statusCode: number;
-  durationMs: number;
-  errorMessage: string | null;
-  apiKeyId: string | null;
-  createdAt: number;
-}
+export type RequestLogEntry = RequestLogInput;
 
 /** Where the app hands finished requests; writing happens off the request path. */
 export interface RequestLogSink {

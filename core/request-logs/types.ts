@@ -1,3 +1,4 @@
+import type { components } from '../../generated/types.ts';
 import { toIso } from '../clock.ts';
 
 /** One finished /v1 request, as the HTTP layer hands it over (CONTRACT section 7). */
@@ -52,18 +53,8 @@ export interface RequestLogRollupRow {
   total: number;
 }
 
-export interface RequestLogApi {
-  id: string;
-  workspace_id: string;
-  method: string;
-  path: string;
-  route: string | null;
-  status_code: number;
-  duration_ms: number;
-  error_message: string | null;
-  api_key_id: string | null;
-  created_at: string;
-}
+/** The API shape of a log row, as the document defines it. */
+export type RequestLogApi = components['schemas']['LogRow'];
 
 export function requestLogToApi(row: RequestLogRow): RequestLogApi {
   return {

@@ -8,15 +8,11 @@ import {
   workspaceToApi,
   type WorkspaceInput,
 } from '../../core/workspaces.ts';
-import type { components } from '../../generated/types.ts';
 import type { Handler } from '../handler-types.ts';
-
-// The table only ever holds types the schema allowed in, so the enum narrowing is safe.
-const toApi = (row: Parameters<typeof workspaceToApi>[0]) => workspaceToApi(row) as components['schemas']['Workspace'];
 
 export const list: Handler<'Workspaces_list'> = async ({ db, auth }) => {
   const rows = await listWorkspaces(db, auth);
-  return { status: 200, body: { data: rows.map(toApi) } };
+  return { status: 200, body: { data: rows.map(workspaceToApi) } };
 };
 
 export const create: Handler<'Workspaces_create'> = async ({ db, auth, body, access }) => {
@@ -28,20 +24,20 @@ export const create: Handler<'Workspaces_create'> = async ({ db, auth, body, acc
     actor: { type: 'api_key', id: auth.keyId, label: auth.keyHint },
   });
   access.markWorkspace(row.id);
-  return { status: 201, body: { data: toApi(row) } };
+  return { status: 201, body: { data: workspaceToApi(row) } };
 };
 
 export const get: Handler<'Workspaces_get'> = async ({ db, access, path }) => {
   await access.workspace(path.id);
   const row = await getWorkspace(db, path.id);
   if (!row) throw new NotFound();
-  return { status: 200, body: { data: toApi(row) } };
+  return { status: 200, body: { data: workspaceToApi(row) } };
 };
 
 export const update: Handler<'Workspaces_update'> = async ({ db, access, path, body }) => {
   await access.workspace(path.id, 'admin', 'update it');
   const row = await updateWorkspace(db, path.id, body);
-  return { status: 200, body: { data: toApi(row) } };
+  return { status: 200, body: { data: workspaceToApi(row) } };
 };
 
 export const remove: Handler<'Workspaces_delete'> = async ({ db, access, path }) => {
