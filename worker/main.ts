@@ -1,6 +1,7 @@
 // Worker process: `npm run start:worker` (any number of them on one database).
 import { createDb, isPostgres } from '../core/db/connection.ts';
 import { errorText } from '../core/jobs/sql.ts';
+import { migrateLatest } from '../core/db/migrate.ts';
 import { loadWorkerConfig, queueSessionUrl } from './config.ts';
 import { createLogger } from './logger.ts';
 import { Runner } from './runner.ts';
@@ -16,12 +17,9 @@ const db = createDb(url, { pool: { max: config.concurrency + 3 } });
 // (see queueSessionUrl).
 const queueDb = isPostgres(db) ? createDb(queueSessionUrl(url, { asyncCommit: config.asyncCommit }), { pool: { max: 4 } }) : db;
 
-if (!(await db.schema.hasTable('jobs'))) {
-  logger.fatal('the jobs table does not exist: run `npm run migrate` first');
-  await db.destroy();
-  if (queueDb !== db) await queueDb.destroy();
-  process.exit(1);
-}
+// Like the server, a worker brings the schema up to date (servers and workers starting
+// together queue on the migration lock), so start order does not matter.
+await migrateLatest(db);
 
 const runner = new Runner({
   db,

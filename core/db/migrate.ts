@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Knex } from 'knex';
+import knexFactory, { type Knex } from 'knex';
+import { isPostgres } from './connection.ts';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -29,7 +30,47 @@ const source: Knex.MigrationSource<string> = {
   },
 };
 
-export async function migrateLatest(db: Knex): Promise<string[]> {
-  const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
-  return applied;
+// Any constant works: it only has to be the same for every process of this service.
+const MIGRATION_LOCK_KEY = 7_262_611;
+
+function isStartupRace(err: unknown): boolean {
+  const e = err as { name?: string; message?: string };
+  // knex's own lock, or two processes creating its bookkeeping tables at the same moment.
+  return e.name === 'MigrationLocked' || /knex_migrations.*already exists/.test(e.message ?? '');
+}
+
+/**
+ * Applies pending migrations. Several servers starting at once against one database must not
+ * fail their start: on PostgreSQL they queue on an advisory lock (held on a connection of its
+ * own), so one migrates and the rest then find nothing to do; on SQLite, where writes are
+ * serialised anyway, a lost race is retried.
+ */
+export async function migrateLatest(db: Knex, opts: { waitMs?: number } = {}): Promise<string[]> {
+  if (isPostgres(db)) {
+    let applied: string[] = [];
+    const lock = knexFactory({ ...(db.client as { config: Knex.Config }).config, pool: { min: 0, max: 1 } });
+    try {
+      await lock.transaction(async (trx) => {
+        await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
+        applied = await runLatest(db);
+      });
+    } finally {
+      await lock.destroy();
+    }
+    return applied;
+  }
+  const deadline = Date.now() + (opts.waitMs ?? 60_000);
+  for (;;) {
+    try {
+      return await runLatest(db);
+    } catch (err) {
+      if (!isStartupRace(err) || Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+async function runLatest(db: Knex): Promise<string[]> {
+  const [, names] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
+  return names;
 }
