@@ -6,6 +6,7 @@ import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import { v7 as uuidv7 } from 'uuid';
 import type { Db } from '../../core/db/connection.ts';
+import type { DeployRow } from '../../core/deploys.ts';
 
 /** One route returning a fixed object (the same JSON a real `GET /v1/workspaces/{id}` returns). */
 export function bareWorkspaceApp(body: unknown): Koa {
@@ -57,19 +58,8 @@ interface BareDeployInput {
   changes?: BareChange[];
 }
 
-interface BareDeployRow {
-  id: string;
-  workspace_id: string;
-  commit_sha: string;
-  environment: string;
-  ref: string | null;
-  message: string | null;
-  source: string;
-  deployed_at: number;
-  changes: string;
-  created_at: number;
-  updated_at: number;
-}
+// The row shape only (a type): the bare route runs none of the service's code.
+type BareDeployRow = DeployRow;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
