@@ -94,7 +94,11 @@ function messageOf(e: ErrorObject): string {
     case 'enum':
       return `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     case 'pattern':
-      return 'has an invalid format';
+      return `must match the pattern ${(e.params as { pattern: string }).pattern}`;
+    case 'not':
+      // Sealed models reject unknown properties with `unevaluatedProperties: { not: {} }`,
+      // which ajv reports as a failed `not` at the property itself.
+      return /\/(unevaluated|additional)Properties\/not$/.test(e.schemaPath) ? 'is not allowed' : (e.message ?? 'is invalid');
     default:
       return e.message ?? 'is invalid';
   }

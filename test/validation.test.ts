@@ -63,6 +63,9 @@ for (const engine of engines()) {
       assert.deepEqual([...new Set(errors.map((e) => e.path))].sort(), ['/extra', '/name', '/type', '/website']);
       // One entry per field, not one per failed keyword or anyOf branch.
       assert.equal(errors.length, 4);
+      // Messages a person can act on, not ajv's internals ("must NOT be valid").
+      assert.equal(errors.find((e) => e.path === '/extra')!.message, 'is not allowed');
+      assert.match(errors.find((e) => e.path === '/type')!.message, /^must be one of: PERSONAL, TEAM/);
     });
 
     it('points at nested fields with a JSON pointer', async () => {
