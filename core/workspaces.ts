@@ -6,7 +6,7 @@ import { nowMs, toIso } from './clock.ts';
 import { Conflict, Forbidden, NotFound, ValidationFailed, WorkspaceLimitReached, type FieldError } from './errors.ts';
 import { memberJoined, workspaceLimitReached, type Actor } from './activity.ts';
 import { isUniqueViolation } from './accounts.ts';
-import { roleAtLeast, roleIn, type Caller, type Role } from './memberships.ts';
+import { isRole, roleAtLeast, type Caller, type Role } from './memberships.ts';
 
 export const WORKSPACE_TYPES = [
   'PERSONAL',
@@ -210,8 +210,23 @@ export async function getWorkspace(db: DbOrTrx, id: string): Promise<WorkspaceRo
 }
 
 /**
- * The workspace if the caller can see it with at least role `min`. Not visible (no such
- * workspace, not a member, another workspace than the key's binding): NotFound, so
+ * The workspace and the caller's role in it, in one query, or null when the caller cannot see
+ * it (no such workspace, not a member, or another workspace than the key's binding).
+ */
+export async function visibleWorkspace(db: DbOrTrx, caller: Caller, workspaceId: string): Promise<{ workspace: WorkspaceRow; role: Role } | null> {
+  if (!isUuid(workspaceId) || (caller.workspaceId !== null && caller.workspaceId !== workspaceId)) return null;
+  // Plain Knex rather than the Objection models: every workspace-scoped request runs this.
+  const row = (await db('workspaces as w')
+    .join('memberships as m', 'm.workspace_id', 'w.id')
+    .where({ 'w.id': workspaceId, 'm.user_id': caller.userId })
+    .first('w.*', 'm.role as member_role')) as (WorkspaceRow & { member_role: string }) | undefined;
+  if (!row || !isRole(row.member_role)) return null;
+  const { member_role: role, ...workspace } = row;
+  return { workspace, role };
+}
+
+/**
+ * The workspace if the caller can see it with at least role `min`. Not visible: NotFound, so
  * existence never leaks. Visible but the role is too low: Forbidden.
  */
 export async function requireWorkspaceAccess(
@@ -220,12 +235,10 @@ export async function requireWorkspaceAccess(
   workspaceId: string,
   min: Role = 'viewer',
 ): Promise<{ workspace: WorkspaceRow; role: Role }> {
-  if (!isUuid(workspaceId) || (caller.workspaceId !== null && caller.workspaceId !== workspaceId)) throw new NotFound();
-  const role = await roleIn(db, caller.userId, workspaceId);
-  const workspace = role ? await getWorkspace(db, workspaceId) : null;
-  if (!role || !workspace) throw new NotFound();
-  if (!roleAtLeast(role, min)) throw new Forbidden(`This needs the ${min} role or higher in the workspace; the key's user is ${role}.`);
-  return { workspace, role };
+  const found = await visibleWorkspace(db, caller, workspaceId);
+  if (!found) throw new NotFound();
+  if (!roleAtLeast(found.role, min)) throw new Forbidden(`This needs the ${min} role or higher in the workspace; the key's user is ${found.role}.`);
+  return found;
 }
 
 /** Workspaces the caller belongs to (only the bound one for a bound key), oldest first. */

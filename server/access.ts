@@ -1,7 +1,7 @@
 import type { Db } from '../core/db/connection.ts';
 import { Forbidden, NotFound } from '../core/errors.ts';
-import { isUuid } from '../core/ids.ts';
-import { roleAtLeast, roleIn, visibleWorkspaceIds, type Role } from '../core/memberships.ts';
+import { roleAtLeast, visibleWorkspaceIds, type Role } from '../core/memberships.ts';
+import { visibleWorkspace, type WorkspaceRow } from '../core/workspaces.ts';
 import type { Auth } from './auth.ts';
 
 export type { Role };
@@ -25,15 +25,15 @@ export class Access {
     private onWorkspace: (workspaceId: string) => void,
   ) {}
 
-  async workspace(workspaceId: string, minRole: Role = 'viewer', action = 'do this'): Promise<{ id: string; role: Role }> {
-    if (!isUuid(workspaceId) || (this.auth.workspaceId && this.auth.workspaceId !== workspaceId)) throw new NotFound();
-    const role = await roleIn(this.db, this.auth.userId, workspaceId);
-    if (!role) throw new NotFound();
+  /** The workspace (one query), once the caller can see it and has at least `minRole` in it. */
+  async workspace(workspaceId: string, minRole: Role = 'viewer', action = 'do this'): Promise<{ workspace: WorkspaceRow; role: Role }> {
+    const found = await visibleWorkspace(this.db, this.auth, workspaceId);
+    if (!found) throw new NotFound();
     this.onWorkspace(workspaceId);
-    if (!roleAtLeast(role, minRole)) {
-      throw new Forbidden(`Only ${ROLE_NEEDED[minRole]} this workspace may ${action}; your role is ${role}.`);
+    if (!roleAtLeast(found.role, minRole)) {
+      throw new Forbidden(`Only ${ROLE_NEEDED[minRole]} this workspace may ${action}; your role is ${found.role}.`);
     }
-    return { id: workspaceId, role };
+    return found;
   }
 
   /** Marks a workspace as touched by this request (e.g. the one a create made) for the request log. */

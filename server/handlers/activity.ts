@@ -10,7 +10,7 @@ export const list: Handler<'Activity_list'> = async ({ db, auth, access, query }
   if (query.workspace_id) {
     // 404 unless the caller can see it (a bound key: only its own).
     const ws = await access.workspace(query.workspace_id);
-    scope = { workspaceIds: [ws.id.toLowerCase()], accountId: null };
+    scope = { workspaceIds: [ws.workspace.id], accountId: null };
   } else {
     // Every workspace the caller belongs to; an unbound key adds its account's own rows and the
     // security rows of the account's deleted workspaces (CONTRACT 1.2 and 3).

@@ -4,7 +4,7 @@ import { requestLogToApi } from '../../core/request-logs/types.ts';
 import type { Handler } from '../handler-types.ts';
 
 export const list: Handler<'Logs_list'> = async ({ db, access, query }) => {
-  const { id: workspaceId } = await access.workspace(query.workspace_id);
+  const { id: workspaceId } = (await access.workspace(query.workspace_id)).workspace;
   const { rows, meta } = await listRequestLogs(db, {
     workspaceId: workspaceId.toLowerCase(),
     days: query.days ?? 7,

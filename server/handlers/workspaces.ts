@@ -1,8 +1,7 @@
-import { Forbidden, NotFound } from '../../core/errors.ts';
+import { Forbidden } from '../../core/errors.ts';
 import {
   createWorkspace,
   deleteWorkspace,
-  getWorkspace,
   listWorkspaces,
   updateWorkspace,
   workspaceToApi,
@@ -27,11 +26,9 @@ export const create: Handler<'Workspaces_create'> = async ({ db, auth, body, acc
   return { status: 201, body: { data: workspaceToApi(row) } };
 };
 
-export const get: Handler<'Workspaces_get'> = async ({ db, access, path }) => {
-  await access.workspace(path.id);
-  const row = await getWorkspace(db, path.id);
-  if (!row) throw new NotFound();
-  return { status: 200, body: { data: workspaceToApi(row) } };
+export const get: Handler<'Workspaces_get'> = async ({ access, path }) => {
+  const { workspace } = await access.workspace(path.id);
+  return { status: 200, body: { data: workspaceToApi(workspace) } };
 };
 
 export const update: Handler<'Workspaces_update'> = async ({ db, access, path, body }) => {
