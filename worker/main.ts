@@ -3,12 +3,12 @@ import { createDb, isPostgres } from '../core/db/connection.ts';
 import { errorText } from '../core/jobs/sql.ts';
 import { migrateLatest } from '../core/db/migrate.ts';
 import { loadWorkerConfig, queueSessionUrl } from './config.ts';
-import { createLogger } from './logger.ts';
+import { createLogger } from '../core/logger.ts';
 import { Runner } from './runner.ts';
 import { tasks } from './tasks/index.ts';
 
 const config = loadWorkerConfig();
-const logger = createLogger(config.base.logLevel);
+const logger = createLogger('worker', config.base.logLevel);
 const url = config.base.databaseUrl;
 // Handlers, the claim and the completion writes run side by side: a few connections more
 // than the concurrency (SQLite keeps its single connection).
