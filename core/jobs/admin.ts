@@ -53,7 +53,8 @@ export interface JobView {
   finishedAt: string | null;
 }
 
-interface JobRow {
+/** A row of the jobs table as the database returns it. */
+export interface JobRow {
   id: string;
   kind: string;
   state: JobState;

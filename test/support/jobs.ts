@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import type { Db } from '../../core/db/connection.ts';
 import { Runner, type RunnerOptions } from '../../worker/runner.ts';
 import { tasks } from '../../worker/tasks/index.ts';
+import type { JobRow } from '../../core/jobs/admin.ts';
 
 /** A logger that keeps its JSON lines in memory. */
 export function memoryLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
@@ -53,21 +54,7 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | false | nul
   }
 }
 
-export interface JobRowForTests {
-  id: string;
-  kind: string;
-  state: string;
-  attempts: number;
-  max_attempts: number;
-  run_at: number;
-  locked_by: string | null;
-  lease_expires_at: number | null;
-  last_error: string | null;
-  dedupe_key: string | null;
-  payload: string;
-  updated_at: number;
-  finished_at: number | null;
-}
+export type JobRowForTests = JobRow;
 
 export async function jobRow(db: Db, id: string): Promise<JobRowForTests> {
   const row = (await db('jobs').where({ id }).first()) as JobRowForTests | undefined;
