@@ -16,9 +16,8 @@
 // BENCH_CPU_PROF=<dir>, BENCH_REQUEST_LOG=off, BENCH_LIST_SIZES (1000,100000).
 
 import crypto from 'node:crypto';
-import type { Db } from '../core/db/connection.ts';
-import { isPostgres } from '../core/db/connection.ts';
-import { newId } from '../core/ids.ts';
+import { type Db, isPostgres } from '../core/db/index.ts';
+import { newId } from '../core/platform/index.ts';
 import {
   Scratch,
   SETTINGS,

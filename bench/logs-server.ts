@@ -3,9 +3,8 @@
 // the discarding sink when BENCH_REQUEST_LOG=off. Reports its port over IPC; on {type:'stop'}
 // closes (flushing the request log) and exits.
 
-import { loadConfig } from '../core/config.ts';
-import { bindModels, createDb } from '../core/db/connection.ts';
-import { createLogger } from '../core/logger.ts';
+import { loadConfig, createLogger } from '../core/platform/index.ts';
+import { bindModels, createDb } from '../core/db/index.ts';
 import { startServer } from '../server/server.ts';
 import { discardRequestLog } from '../server/request-log.ts';
 

@@ -21,14 +21,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import knexFactory from 'knex';
-import { migrateLatest } from '../core/db/migrate.ts';
-import { createUser } from '../core/accounts.ts';
-import { createWorkspace } from '../core/workspaces.ts';
-import { createApiKey } from '../core/api-keys.ts';
-import { createDb, type Db } from '../core/db/connection.ts';
-import { writeRequestLogs } from '../core/request-logs/store.ts';
-import { logMeta, logWindow, type LogFilters } from '../core/request-logs/query.ts';
-import { DAY_MS, type RequestLogInput } from '../core/request-logs/types.ts';
+import { migrateLatest, createDb, DAY_MS, type Db } from '../core/db/index.ts';
+import { createUser, createApiKey } from '../core/access/index.ts';
+import { createWorkspace } from '../core/workspaces/index.ts';
+import { writeRequestLogs, logMeta, logWindow, type LogFilters, type RequestLogInput } from '../core/request-logs/index.ts';
 
 const ROWS = Number(process.env.BENCH_LOG_ROWS || 1_000_000);
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS || 10);

@@ -20,10 +20,8 @@ import { performance } from 'node:perf_hooks';
 import knexFactory from 'knex';
 import { pino } from 'pino';
 import { Logger as GraphileLogger, makeWorkerUtils, run as graphileRun, runMigrations } from 'graphile-worker';
-import { createDb, type Db } from '../core/db/connection.ts';
-import { migrateLatest } from '../core/db/migrate.ts';
-import { PG_CLAIM } from '../core/jobs/claim.ts';
-import { enqueue } from '../core/jobs/enqueue.ts';
+import { createDb, type Db, migrateLatest } from '../core/db/index.ts';
+import { PG_CLAIM, enqueueKind } from '../core/jobs/index.ts';
 import { Runner } from '../worker/runner.ts';
 import { tasks } from '../worker/tasks/index.ts';
 import { queueSessionUrl } from '../worker/config.ts';
@@ -129,9 +127,9 @@ async function benchOurs(
     });
 
   // Enqueue: as the API does it (inside a transaction), and autocommit (like graphile's addJob).
-  const enqueueTrxPerSec = await hammer(N / 4, CONCURRENCY, () => db.transaction((trx) => enqueue(trx, 'noop', {})));
+  const enqueueTrxPerSec = await hammer(N / 4, CONCURRENCY, () => db.transaction((trx) => enqueueKind(trx, 'noop', {})));
   await db('jobs').del();
-  const enqueuePerSec = await hammer(N, CONCURRENCY, () => enqueue(db, 'noop', {}));
+  const enqueuePerSec = await hammer(N, CONCURRENCY, () => enqueueKind(db, 'noop', {}));
 
   // Drain.
   const idle = async () => !(await db('jobs').whereIn('state', ['queued', 'running']).first('id'));
@@ -150,7 +148,7 @@ async function benchOurs(
   started.clear();
   const committed = new Map<string, number>();
   for (let i = 0; i < LATENCY_JOBS; i++) {
-    const { id } = await db.transaction((trx) => enqueue(trx, 'noop', {}));
+    const { id } = await db.transaction((trx) => enqueueKind(trx, 'noop', {}));
     committed.set(id, performance.now());
     await sleep(LATENCY_GAP_MS);
   }

@@ -1,13 +1,11 @@
 // Operator CLI (CONTRACT 1.2): `npm run admin -- <command> [flags] [--json]`.
-// Exit codes: 0 success; 1 usage, validation or domain error (message on stderr);
-// 2 unexpected failure (database unreachable, bug).
+// Exit codes: 0 success; 1 usage, validation or domain error, or a database that stayed busy or
+// unreachable (one line on stderr, nothing changed); 2 an unexpected failure (a bug), also one line.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../core/config.ts';
-import { createDb, type Db } from '../core/db/connection.ts';
-import { migrateLatest } from '../core/db/migrate.ts';
-import { DomainError } from '../core/errors.ts';
+import { DomainError, loadConfig, safeErrorText } from '../core/platform/index.ts';
+import { createDb, isDatabaseUnavailable, migrateLatest, type Db } from '../core/db/index.ts';
 import { UsageError, type Command } from './command.ts';
 import bootstrap from './commands/bootstrap.ts';
 import usersCreate from './commands/users-create.ts';
@@ -48,7 +46,9 @@ Flags for every command:
   --help   show the command's usage
 
 The database is DATABASE_URL (default sqlite:./data/sitehealth.db); migrations run first.
-Exit codes: 0 success, 1 usage or validation error, 2 unexpected failure.`;
+While the API server and workers write, a command waits for the database (up to 15 s).
+Exit codes: 0 success; 1 usage or validation error, or the database stayed busy or
+unreachable (nothing was changed); 2 unexpected failure.`;
 }
 
 function groupHelp(group: string, members: Command[]): string {
@@ -136,7 +136,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
 
   let db: Db | undefined;
   try {
-    db = createDb(loadConfig(env).databaseUrl);
+    const config = loadConfig(env);
+    // An operator would rather wait a little than retry by hand.
+    db = createDb(config.databaseUrl, { busyWaitMs: Math.max(config.dbBusyWaitMs, 15_000) });
     await migrateLatest(db);
     const result = await command.run(db, input);
     io.out(json ? JSON.stringify(command.json(result)) : command.text(result));
@@ -147,7 +149,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
       io.err(`admin ${command.name}: ${err.message}${fields}`);
       return 1;
     }
-    io.err(`admin ${command.name}: unexpected error: ${(err as Error)?.stack ?? String(err)}`);
+    if (isDatabaseUnavailable(err)) {
+      io.err(`admin ${command.name}: the database is busy or unreachable (${safeErrorText(err)}); nothing was changed, try again`);
+      return 1;
+    }
+    io.err(`admin ${command.name}: unexpected error: ${safeErrorText(err)}`);
     return 2;
   } finally {
     await db?.destroy();
@@ -166,7 +172,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`admin: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
+      process.stderr.write(`admin: unexpected error: ${safeErrorText(err)}\n`);
       process.exitCode = 2;
     },
   );

@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { Db } from '../core/db/connection.ts';
-import { isUuid } from '../core/ids.ts';
+import type { Db } from '../core/db/index.ts';
+import { isUuid } from '../core/platform/index.ts';
 
 export type OptionValues = Record<string, string | boolean | undefined>;
 

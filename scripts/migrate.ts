@@ -1,7 +1,6 @@
 // npm run migrate: bring DATABASE_URL (default: the embedded SQLite file) up to date.
-import { loadConfig } from '../core/config.ts';
-import { createDb } from '../core/db/connection.ts';
-import { migrateLatest } from '../core/db/migrate.ts';
+import { loadConfig } from '../core/platform/index.ts';
+import { createDb, migrateLatest } from '../core/db/index.ts';
 
 const db = createDb(loadConfig().databaseUrl, { pool: { max: 1 } });
 try {

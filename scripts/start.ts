@@ -1,12 +1,17 @@
 // npm start: migrate, then run the API server and one worker as two child processes.
-// SIGINT/SIGTERM are passed on to both; when either exits, the other is stopped and this
-// process exits with the first one's code.
+//
+// No orphans, however this process ends:
+// - SIGINT/SIGTERM are passed on to both children once; they stop gracefully (in-flight requests
+//   finish, running jobs are released after JOB_SHUTDOWN_MS) and this process exits after them.
+// - Each child has an IPC channel to this process and stops when it closes: if this process is
+//   killed, even with SIGKILL, the kernel closes the channel and the children shut down.
+// - If our own parent (npm) dies, we notice (our parent process id changes) and stop too.
+// - When either child exits, the other is stopped and this process exits with the first code.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../core/config.ts';
-import { createDb } from '../core/db/connection.ts';
-import { migrateLatest } from '../core/db/migrate.ts';
+import { loadConfig } from '../core/platform/index.ts';
+import { createDb, migrateLatest } from '../core/db/index.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -18,13 +23,18 @@ try {
   await db.destroy();
 }
 
+const exited = new Set<ChildProcess>();
+let stopping = false;
+let firstSignalAt = 0;
+let exitCode: number | null = null;
+
 function run(name: string, entry: string): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, entry)], {
     cwd: root,
     env: process.env,
-    stdio: 'inherit',
-    // Own process group: a terminal's Ctrl-C reaches only this process, which passes it on
-    // once (the worker treats a second signal as "exit at once").
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    // Own process group: a terminal's Ctrl-C reaches only this process (and npm), which passes
+    // it on once; a child that got it twice would take the second as "exit at once".
     detached: true,
   });
   child.on('error', (err) => {
@@ -39,9 +49,6 @@ function run(name: string, entry: string): ChildProcess {
   return child;
 }
 
-const exited = new Set<ChildProcess>();
-let stopping = false;
-let exitCode: number | null = null;
 const children = [run('server', 'server/main.ts'), run('worker', 'worker/main.ts')];
 
 function stopAll(signal: NodeJS.Signals): void {
@@ -57,14 +64,27 @@ function finish(code: number): void {
   if (children.every((c) => exited.has(c))) process.exit(exitCode);
 }
 
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (stopping) {
-      stopAll('SIGKILL');
-      process.exit(exitCode ?? 1);
-    }
-    stopping = true;
-    exitCode = 0;
-    stopAll(sig);
-  });
+function onSignal(signal: NodeJS.Signals): void {
+  const now = Date.now();
+  if (stopping) {
+    // npm forwards the terminal's Ctrl-C that already reached us: the same request, not a
+    // second one. A later signal means "now".
+    if (now - firstSignalAt < 1000) return;
+    stopAll('SIGKILL');
+    process.exit(exitCode ?? 1);
+  }
+  stopping = true;
+  firstSignalAt = now;
+  exitCode = 0;
+  stopAll(signal);
 }
+process.on('SIGINT', () => onSignal('SIGINT'));
+process.on('SIGTERM', () => onSignal('SIGTERM'));
+
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent && !stopping) {
+    console.error('npm start: parent process exited; stopping');
+    onSignal('SIGTERM');
+  }
+}, 500).unref();

@@ -2,20 +2,15 @@ import crypto from 'node:crypto';
 import Koa, { type Context } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import type { Db } from '../core/db/connection.ts';
-import type { Config } from '../core/config.ts';
-import { DomainError, ValidationFailed } from '../core/errors.ts';
-import { isUuid } from '../core/ids.ts';
-import { nowMs } from '../core/clock.ts';
-import { listOperations, loadDocument, type OpenApiDocument, type Operation } from './openapi.ts';
-import { compileValidators, toFieldErrors } from './validation.ts';
+import { isDatabaseUnavailable, type Db } from '../core/db/index.ts';
+import { DomainError, NotFound, ServiceUnavailable, ValidationFailed, isUuid, nowMs, type Config } from '../core/platform/index.ts';
+import { describeFieldErrors, documentText, listOperations, toFieldErrors, type Operation } from '../core/contract/index.ts';
+import { WorkspaceGuard, authenticateKey, bindingAllows, looksLikeKey, type AuthContext, type VisibleWorkspace, type WorkspaceHint } from '../core/access/index.ts';
+import { compileValidators } from './validation.ts';
 import { problem, sendProblem } from './problem.ts';
-import { KeyAuthenticator, type Auth } from './auth.ts';
-import { Access } from './access.ts';
-import { NO_BODY, bodyRequired, readJsonBody } from './body.ts';
+import { ClientAborted, NO_BODY, bodyRequired, parseJsonBody, readBodyText, tryParseJson } from './body.ts';
 import { serveDocs } from './docs.ts';
-import { discardRequestLog, type RequestLogEntry, type RequestLogSink } from './request-log.ts';
-import { workspaceOfPath } from '../core/request-logs/path-workspace.ts';
+import { discardRequestLog, type RequestLogSink } from './request-log.ts';
 import type { HandlerContext, HandlerMap, OperationId } from './handler-types.ts';
 
 export interface AppOptions {
@@ -24,17 +19,17 @@ export interface AppOptions {
   log: Logger;
   handlers: HandlerMap;
   requestLog?: RequestLogSink;
-  document?: OpenApiDocument;
 }
 
 interface State {
   requestId: string;
   startedAt: number;
   route: string | null;
-  auth: Auth | null;
+  auth: AuthContext | null;
+  /** The workspace the handler touched (first one), for the request log. */
   workspaceId: string | null;
-  /** A workspace id named by the request that is logged under only if the caller can see it. */
-  workspaceCandidate: string | null;
+  /** The workspace the request named, as authentication read it: logged under when visible. */
+  named: VisibleWorkspace | null;
   errorMessage: string | null;
 }
 
@@ -42,18 +37,28 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 const UNAUTHORIZED = problem(401, 'unauthorized', 'Unauthorized', 'Send a valid API key in the X-API-Key header.');
 
-function notFound(): DomainError {
-  return new DomainError(404, 'not_found', 'Not found', 'The resource does not exist or you cannot see it.');
+/** Path resources whose row names the workspace a request is about (see authenticateKey). */
+const HINT_TABLES: Record<string, 'deploys'> = { '/v1/deploys/{id}': 'deploys' };
+
+/** The workspace a request names, read before authentication so one query answers both. */
+function workspaceHint(op: Operation, params: Record<string, string>, query: Record<string, unknown>, body: unknown): WorkspaceHint {
+  const id = params.id;
+  if (op.route.startsWith('/v1/workspaces/{id}') && isUuid(id)) return { workspaceId: id.toLowerCase() };
+  const table = HINT_TABLES[op.route];
+  if (table && isUuid(id)) return { table, id: id.toLowerCase() };
+  const q = query.workspace_id;
+  if (typeof q === 'string' && isUuid(q)) return { workspaceId: q.toLowerCase() };
+  const b = (body as { workspaceId?: unknown } | null | undefined)?.workspaceId;
+  if (typeof b === 'string' && isUuid(b)) return { workspaceId: b.toLowerCase() };
+  return null;
 }
 
 export function createApp(opts: AppOptions): Koa {
   const { db, config, log, handlers } = opts;
   const requestLog = opts.requestLog ?? discardRequestLog;
-  const doc = opts.document ?? loadDocument();
-  const ops = listOperations(doc);
-  const validators = compileValidators(doc, ops);
-  const keys = new KeyAuthenticator(db);
-  const docJson = JSON.stringify(doc);
+  const ops = listOperations();
+  const validators = compileValidators(ops);
+  const docJson = documentText();
 
   const app = new Koa({ proxy: false });
   const router = new Router();
@@ -67,7 +72,7 @@ export function createApp(opts: AppOptions): Koa {
     state.route = null;
     state.auth = null;
     state.workspaceId = null;
-    state.workspaceCandidate = null;
+    state.named = null;
     state.errorMessage = null;
     ctx.set('x-request-id', state.requestId);
     ctx.set('x-content-type-options', 'nosniff');
@@ -76,9 +81,20 @@ export function createApp(opts: AppOptions): Koa {
       await next();
     } catch (err) {
       if (err instanceof DomainError) {
+        if (err instanceof ServiceUnavailable) ctx.set('retry-after', String(err.retryAfterSeconds));
         sendProblem(ctx, problem(err.status, err.code, err.title, err.message, err.errors));
+      } else if (isDatabaseUnavailable(err)) {
+        // Busy past the bounded wait, or unreachable: the transaction rolled back or never began.
+        log.warn({ requestId: state.requestId, method: ctx.method, route: state.route, err }, 'database unavailable');
+        const unavailable = new ServiceUnavailable();
+        ctx.set('retry-after', String(unavailable.retryAfterSeconds));
+        sendProblem(ctx, problem(503, unavailable.code, unavailable.title, unavailable.message));
+      } else if (err instanceof ClientAborted) {
+        // Nobody is listening for an answer; this is the client's doing, not a fault of ours.
+        log.info({ requestId: state.requestId, method: ctx.method, route: state.route }, 'client aborted the request');
+        ctx.status = 400;
       } else {
-        log.error({ err, requestId: state.requestId, method: ctx.method, path: ctx.path }, 'unhandled error');
+        log.error({ err, requestId: state.requestId, method: ctx.method, route: state.route }, 'unhandled error');
         sendProblem(ctx, problem(500, 'internal_error', 'Internal error', `Something failed on our side; quote request id ${state.requestId} when reporting it.`));
       }
     }
@@ -91,8 +107,12 @@ export function createApp(opts: AppOptions): Koa {
     if (!ctx.path.startsWith('/v1/') || state.route === '/v1/logs') return;
     const auth = state.auth;
     if (!auth) return; // 401s are not tied to a workspace
-    const createdAt = nowMs();
-    const entry = (workspaceId: string): RequestLogEntry => ({
+    // The workspace the handler checked; else the one the request named, if the caller can see
+    // it (a 404 for someone else's workspace is not logged there); else the key's binding.
+    const named = state.named && bindingAllows(auth, state.named.workspace.id) ? state.named.workspace.id : null;
+    const workspaceId = state.workspaceId ?? named ?? auth.workspaceId;
+    if (!workspaceId) return;
+    requestLog.record({
       workspaceId,
       method: ctx.method,
       path: ctx.path,
@@ -101,30 +121,14 @@ export function createApp(opts: AppOptions): Koa {
       durationMs,
       errorMessage: state.errorMessage,
       apiKeyId: auth.keyId,
-      createdAt,
+      createdAt: nowMs(),
     });
-    const known = state.workspaceId ?? auth.workspaceId;
-    if (known) return requestLog.record(entry(known));
-    // A workspace named by the query or body, else by the path's resource (a request that
-    // failed before its handler looked). Only a workspace the caller can see is "known": a 404
-    // for someone else's is not logged there.
-    const params = (ctx as unknown as { params?: Record<string, string> }).params;
-    const named = state.workspaceCandidate ? Promise.resolve(state.workspaceCandidate) : workspaceOfPath(db, state.route, params);
-    const later = named
-      .then(async (candidate) => {
-        if (!candidate) return null;
-        await new Access(db, auth, () => {}).workspace(candidate);
-        return entry(candidate);
-      })
-      .catch(() => null);
-    if (requestLog.recordLater) requestLog.recordLater(later);
-    else void later.then((e) => e && requestLog.record(e));
   }
 
   // Unauthenticated endpoints outside /v1.
   app.use(async (ctx, next) => {
     if (ctx.path.startsWith('/v1/') || ctx.path === '/v1') return next();
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw notFound();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new NotFound();
     if (ctx.path === '/health') {
       ctx.body = { status: 'ok' };
       return;
@@ -145,7 +149,7 @@ export function createApp(opts: AppOptions): Koa {
       return;
     }
     if (serveDocs(ctx)) return;
-    throw notFound();
+    throw new NotFound();
   });
 
   for (const op of ops) {
@@ -157,57 +161,51 @@ export function createApp(opts: AppOptions): Koa {
     state.route = op.route;
     const v = validators.get(op.id)!;
 
-    const auth = await keys.authenticate(ctx.get('x-api-key') || undefined);
-    if (!auth) {
+    const rawKey = ctx.get('x-api-key');
+    if (!looksLikeKey(rawKey)) {
       sendProblem(ctx, UNAUTHORIZED);
       return;
     }
+    const params = { ...(ctx.params as Record<string, string>) };
+    const query: Record<string, unknown> = { ...(ctx.query as Record<string, unknown>) };
+    // The body is read before the key is looked up: the workspace it names lets one query
+    // return the key, the caller's role in that workspace and the workspace itself.
+    const text = v.body ? await readBodyText(ctx) : NO_BODY;
+    const hint = workspaceHint(op, params, query, text === NO_BODY ? undefined : tryParseJson(text));
+
+    const authenticated = await authenticateKey(db, rawKey, hint);
+    if (!authenticated) {
+      sendProblem(ctx, UNAUTHORIZED);
+      return;
+    }
+    const { auth, prefetched } = authenticated;
     state.auth = auth;
-    // Named before the scope check, so a 403 for a workspace the caller sees is logged there too.
-    const namedInQuery = (ctx.query as Record<string, unknown>).workspace_id;
-    if (typeof namedInQuery === 'string' && isUuid(namedInQuery)) state.workspaceCandidate = namedInQuery.toLowerCase();
+    state.named = prefetched;
     if (op.scope && !(auth.scopes as string[]).includes(op.scope)) {
       throw new DomainError(403, 'insufficient_scope', 'Insufficient scope', `This operation needs the "${op.scope}" scope.`);
     }
 
     // A malformed id in a path names nothing: 404, as for an id that does not exist.
-    const path = { ...(ctx.params as Record<string, string>) };
-    if (v.path && !v.path(path)) throw notFound();
-
-    const query: Record<string, unknown> = { ...(ctx.query as Record<string, unknown>) };
+    if (v.path && !v.path(params)) throw new NotFound();
 
     let body: unknown = undefined;
-    if (v.body) {
-      const parsed = await readJsonBody(ctx);
-      if (parsed === NO_BODY) {
-        if (v.bodyRequired) bodyRequired();
-      } else {
-        body = parsed;
-        const wid = (parsed as { workspaceId?: unknown } | null)?.workspaceId;
-        if (typeof wid === 'string' && isUuid(wid)) state.workspaceCandidate = wid.toLowerCase();
-      }
-    }
+    if (text !== NO_BODY) body = parseJsonBody(ctx, text);
+    else if (v.bodyRequired) bodyRequired();
 
     const queryOk = v.query(query);
     const bodyOk = body === undefined || v.body!(body);
     if (!queryOk || !bodyOk) {
-      const errors = [
-        ...(queryOk ? [] : toFieldErrors('query', v.query.errors)),
-        ...(bodyOk ? [] : toFieldErrors('body', v.body!.errors)),
-      ];
-      const first = errors[0];
-      const detail = first ? `${first.in} ${first.path || '(root)'} ${first.message}` : 'The request is invalid.';
-      throw new ValidationFailed(errors.length > 1 ? `${detail} (and ${errors.length - 1} more)` : detail, errors);
+      const errors = [...(queryOk ? [] : toFieldErrors('query', v.query.errors)), ...(bodyOk ? [] : toFieldErrors('body', v.body!.errors))];
+      throw new ValidationFailed(describeFieldErrors(errors), errors);
     }
 
     // Ids are stored lower case; PostgreSQL's uuid type ignores case but SQLite's text does not.
-    for (const k of Object.keys(path)) path[k] = path[k].toLowerCase();
+    for (const k of Object.keys(params)) params[k] = params[k].toLowerCase();
     for (const k of ['workspace_id', 'before'] as const) if (typeof query[k] === 'string') query[k] = (query[k] as string).toLowerCase();
-    if (body && typeof body === 'object' && typeof (body as { workspaceId?: unknown }).workspaceId === 'string') {
-      (body as { workspaceId: string }).workspaceId = (body as { workspaceId: string }).workspaceId.toLowerCase();
-    }
+    const bodyWorkspace = (body as { workspaceId?: unknown } | undefined)?.workspaceId;
+    if (typeof bodyWorkspace === 'string') (body as { workspaceId: string }).workspaceId = bodyWorkspace.toLowerCase();
 
-    const access = new Access(db, auth, (id) => {
+    const access = new WorkspaceGuard(db, auth, prefetched, (id) => {
       state.workspaceId ??= id;
     });
     const handler = handlers[op.id as OperationId] as unknown as (c: HandlerContext<OperationId>) => Promise<{
@@ -216,7 +214,7 @@ export function createApp(opts: AppOptions): Koa {
       headers?: Record<string, string>;
     }>;
     const reply = await handler({
-      path: path as never,
+      path: params as never,
       query: query as never,
       body: body as never,
       auth,
@@ -242,8 +240,9 @@ export function createApp(opts: AppOptions): Koa {
       ctx.set('Allow', [...allowed].join(', '));
       throw new DomainError(405, 'method_not_allowed', 'Method not allowed', `${ctx.method} is not allowed here; use ${[...allowed].join(', ')}.`);
     }
-    throw notFound();
+    throw new NotFound();
   });
 
   return app;
 }
+

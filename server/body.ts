@@ -1,12 +1,10 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
-import { DomainError, ValidationFailed } from '../core/errors.ts';
+import { DomainError, ValidationFailed } from '../core/platform/index.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-const NO_BODY = Symbol('no body');
-export type ParsedBody = unknown | typeof NO_BODY;
-export { NO_BODY };
+export const NO_BODY = Symbol('no body');
 
 function hasBody(ctx: Context): boolean {
   const len = ctx.get('content-length');
@@ -14,33 +12,47 @@ function hasBody(ctx: Context): boolean {
   return ctx.get('transfer-encoding') !== '';
 }
 
-/**
- * Reads a JSON request body: 415 when it is not JSON, 413 past 1 MiB (checked against the
- * declared length first, then while streaming), 400 invalid_json when it does not parse.
- */
-export async function readJsonBody(ctx: Context): Promise<ParsedBody> {
-  if (!hasBody(ctx)) return NO_BODY;
-  if (!ctx.request.is('application/json', '+json')) {
-    throw new DomainError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json.');
+/** A client went away mid-request: nothing to answer, nothing wrong on our side. */
+export class ClientAborted extends Error {
+  constructor() {
+    super('the client closed the connection before the request was complete');
+    this.name = 'ClientAborted';
   }
-  let text: string;
+}
+
+/**
+ * Reads the request body as UTF-8 text, up to 1 MiB (413 past it, checked against the declared
+ * length first, then while streaming). Returns NO_BODY when the request has none.
+ */
+export async function readBodyText(ctx: Context): Promise<string | typeof NO_BODY> {
+  if (!hasBody(ctx)) return NO_BODY;
   try {
-    text = await getRawBody(ctx.req, {
-      limit: BODY_LIMIT_BYTES,
-      length: ctx.get('content-length') || undefined,
-      encoding: 'utf8',
-    });
+    return await getRawBody(ctx.req, { limit: BODY_LIMIT_BYTES, length: ctx.get('content-length') || undefined, encoding: 'utf8' });
   } catch (err) {
     // raw-body stops reading and pauses the request when it gives up (e.g. past the limit of a
     // chunked body). Drain the rest, as body-parser does: a paused, half-read request wedges the
     // keep-alive connection and the client's next request on it hangs until the socket times out.
     ctx.req.resume();
     const type = (err as { type?: string }).type;
-    if (type === 'entity.too.large') {
-      throw new DomainError(413, 'payload_too_large', 'Payload too large', 'The body is larger than 1 MiB.');
-    }
-    if (type === 'request.aborted') throw err;
+    if (type === 'entity.too.large') throw new DomainError(413, 'payload_too_large', 'Payload too large', 'The body is larger than 1 MiB.');
+    if (type === 'request.aborted') throw new ClientAborted();
     throw new DomainError(400, 'invalid_json', 'Invalid JSON', 'The body could not be read as UTF-8 JSON.');
+  }
+}
+
+/** A JSON value, or undefined when the text is not JSON (no error: used before authentication). */
+export function tryParseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** 415 unless the request says it is JSON; 400 invalid_json when it does not parse. */
+export function parseJsonBody(ctx: Context, text: string): unknown {
+  if (!ctx.request.is('application/json', '+json')) {
+    throw new DomainError(415, 'unsupported_media_type', 'Unsupported media type', 'Send the body as application/json.');
   }
   try {
     return JSON.parse(text) as unknown;

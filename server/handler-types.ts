@@ -1,11 +1,11 @@
-import type { operations } from '../generated/types.ts';
-import type { Db } from '../core/db/connection.ts';
-import type { Config } from '../core/config.ts';
 import type { Logger } from 'pino';
-import type { Auth } from './auth.ts';
-import type { Access } from './access.ts';
+import type { operations } from '../generated/types.ts';
+import type { Db } from '../core/db/index.ts';
+import type { Config } from '../core/platform/index.ts';
+import type { AuthContext, WorkspaceGuard } from '../core/access/index.ts';
+import type { OperationId } from '../core/contract/index.ts';
 
-export type OperationId = keyof operations;
+export type { OperationId };
 type Op<K extends OperationId> = operations[K];
 
 type JsonOf<C> = C extends { content: { 'application/json': infer B } } ? B : never;
@@ -33,8 +33,9 @@ export interface HandlerContext<K extends OperationId> {
   path: PathOf<K>;
   query: QueryOf<K>;
   body: RequestBody<K>;
-  auth: Auth;
-  access: Access;
+  auth: AuthContext;
+  /** Workspace visibility and roles for this request (404 before 403). */
+  access: WorkspaceGuard;
   db: Db;
   config: Config;
   log: Logger;

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { FieldError } from '../core/errors.ts';
+import type { FieldError } from '../core/platform/index.ts';
 
 export interface ProblemDocument {
   type: string;

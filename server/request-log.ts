@@ -1,13 +1,8 @@
-import type { RequestLogInput } from '../core/request-logs/types.ts';
-
-/** One /v1 request as the request log stores it (CONTRACT section 7). */
-export type RequestLogEntry = RequestLogInput;
+import type { RequestLogInput } from '../core/request-logs/index.ts';
 
 /** Where the app hands finished requests; writing happens off the request path. */
 export interface RequestLogSink {
-  record(entry: RequestLogEntry): void;
-  /** An entry that needs a lookup first (is its workspace visible?); null means not logged. */
-  recordLater?(entry: Promise<RequestLogEntry | null>): void;
+  record(entry: RequestLogInput): void;
   /** Resolves once everything recorded so far is stored (tests read their own requests back). */
   flush?(): Promise<void>;
   close(): Promise<void>;

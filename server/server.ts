@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { Logger } from 'pino';
-import type { Db } from '../core/db/connection.ts';
-import type { Config } from '../core/config.ts';
+import type { Db } from '../core/db/index.ts';
+import type { Config } from '../core/platform/index.ts';
 import { createApp } from './app.ts';
 import { handlers } from './handlers/index.ts';
 import type { RequestLogSink } from './request-log.ts';
-import { RequestLogWriter } from '../core/request-logs/writer.ts';
+import { RequestLogWriter } from '../core/request-logs/index.ts';
 
 export interface RunningServer {
   http: http.Server;

@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
-import * as activity from '../core/activity.ts';
-import type { ActivityRow } from '../core/activity.ts';
-import { applyRetention, retentionRules } from '../core/retention.ts';
-import { encodeActivityCursor } from '../core/activity-feed.ts';
+import * as activity from '../core/activity/index.ts';
+import { encodeActivityCursor } from '../core/activity/index.ts';
+import { applyRetention, type Activity } from '../core/db/index.ts';
+import { retentionRules } from '../worker/retention.ts';
+
+type ActivityRow = Omit<Activity, 'details'> & { details: string };
 
 after(dropCreatedDatabases);
 
@@ -187,7 +189,8 @@ for (const engine of engines()) {
           const at = now - i * 3 * 3_600_000; // every 3 hours over 5 days
           const ws = i % 2 ? a.workspaceId : w2;
           if (i % 5 === 0) await activity.workspaceLimitChanged(api.db, { accountId: a.accountId, from: i, to: i + 1, actor: SYSTEM, at });
-          else if (i % 5 === 1) await activity.twoFactorEnabled(api.db, { accountId: a.accountId, userId: u.userId, actor: SYSTEM, at });
+          else if (i % 5 === 1)
+            await activity.apiKeyCreated(api.db, { accountId: a.accountId, workspaceId: null, keyId: crypto.randomUUID(), userId: u.userId, scopes: ['deploys'], actor: SYSTEM, at });
           else if (i % 5 === 2) await activity.memberRoleChanged(api.db, { workspaceId: ws, userId: u.userId, from: 'viewer', to: 'member', actor: SYSTEM, at });
           else await delivery(api.db, ws, at, i % 3 === 0);
         }
@@ -333,9 +336,9 @@ for (const engine of engines()) {
       const old = now - 120 * DAY;
       const oldSecurity = [
         await activity.memberJoined(api.db, { workspaceId: a.workspaceId, userId: a.userId, role: 'owner', actor: SYSTEM, at: old }),
-        await activity.passkeyAdded(api.db, { accountId: a.accountId, userId: a.userId, passkeyId: 'pk1', actor: SYSTEM, at: old }),
-        await activity.ssoEnabled(api.db, { accountId: a.accountId, provider: 'okta', actor: SYSTEM, at: old }),
-        await activity.deviceSignedIn(api.db, { accountId: a.accountId, userId: a.userId, deviceId: 'd1', deviceLabel: 'Firefox on macOS', actor: SYSTEM, at: old }),
+        await activity.apiKeyCreated(api.db, { accountId: a.accountId, workspaceId: null, keyId: 'k1', userId: a.userId, scopes: ['search'], name: 'old CI key', actor: SYSTEM, at: old }),
+        await activity.apiKeyRevoked(api.db, { accountId: a.accountId, workspaceId: null, keyId: 'k1', userId: a.userId, scopes: ['search'], name: 'old CI key', actor: SYSTEM, at: old }),
+        await activity.memberLeft(api.db, { workspaceId: a.workspaceId, userId: a.userId, role: 'viewer', actor: SYSTEM, at: old }),
       ];
       const oldOther = [
         await delivery(api.db, a.workspaceId, old),
@@ -350,9 +353,9 @@ for (const engine of engines()) {
       assert.ok(ids.has(recent));
       const rows = await everything(a.apiKey, { kind: 'security' });
       for (const id of oldSecurity) assert.ok(rows.some((r) => r.id === id));
-      const device = rows.find((r) => r.action === 'device.signed_in');
-      assert.deepEqual(device.target, { type: 'device', id: 'd1' });
-      assert.equal(device.details.device, 'Firefox on macOS');
+      const revoked = rows.find((r) => r.action === 'api_key.revoked' && r.target.id === 'k1');
+      assert.deepEqual(revoked.target, { type: 'api_key', id: 'k1' });
+      assert.equal(revoked.details.name, 'old CI key');
     });
   });
 }

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi, ALL_SCOPES, type ApiResponse } from './support/api.ts';
-import { document, responseViolations } from './support/contract.ts';
-import { generateKey } from '../core/keys.ts';
-import { loadConfig } from '../core/config.ts';
-import { createDb } from '../core/db/connection.ts';
-import { createLogger } from '../core/logger.ts';
+import { PENDING_OPERATIONS, document, responseViolations } from './support/contract.ts';
+import { generateKey } from '../core/access/index.ts';
+import type { OperationId } from '../core/contract/index.ts';
+import { loadConfig, createLogger } from '../core/platform/index.ts';
+import { createDb } from '../core/db/index.ts';
 import { startServer, type RunningServer } from '../server/server.ts';
 
 after(dropCreatedDatabases);
@@ -111,12 +111,12 @@ for (const engine of engines()) {
           assertProblem(without, 403, 'insufficient_scope', `${op.id} with ${others.join(',')}:`);
           assert.match(without.body.detail, new RegExp(op.scope!), `${op.id}: detail names the scope`);
 
-          // Unchecked because operations still being built answer 501; the contract is checked below.
+          // Unchecked so that a 501 of a pending operation is judged here, against the pending list.
           const url = op.url();
           const only = await api.call(op.method, url, { key: await keyFor([op.scope!]), unchecked: true });
           const contentType = only.headers.get('content-type') ?? '';
           assert.deepEqual(responseViolations(op.method, url.split('?')[0], only.status, contentType, only.body), [], `${op.id}: ${only.text}`);
-          assert.ok(only.status < 500 || only.status === 501, `${op.id} with only ${op.scope}: ${only.text}`);
+          assert.ok(only.status < 500 || (only.status === 501 && PENDING_OPERATIONS.has(op.id as OperationId)), `${op.id} with only ${op.scope}: ${only.text}`);
           assert.notEqual(only.status, 401, `${op.id} with only ${op.scope}: ${only.text}`);
           assert.ok(!isInsufficientScope(only), `${op.id} with only ${op.scope}: ${only.text}`);
         }
@@ -156,9 +156,9 @@ for (const engine of engines()) {
         assert.equal((await api.call('GET', '/v1/workspaces', { key: o.apiKey })).status, 200);
       });
 
-      it('a revoked key stops working within 5 s on every server instance, even when cached', async () => {
+      it('a revoked key is refused on its very next request, on every server instance', async () => {
         const o = await api.owner();
-        // A second, independent instance (own connection pool, own key cache) on the same database.
+        // A second, independent instance (own connection pool) on the same database.
         const config = { ...loadConfig({ ...process.env, DATABASE_URL: api.dbUrl }), host: '127.0.0.1' };
         const db2 = createDb(api.dbUrl);
         let second: RunningServer | null = null;
@@ -166,24 +166,9 @@ for (const engine of engines()) {
           second = await startServer({ db: db2, config, log: createLogger('test-server-2', 'silent'), port: 0 });
           const bases = [api.url, second.url];
           const status = async (base: string) => (await rawGet(base, '/v1/workspaces', { 'x-api-key': o.apiKey })).status;
-          // Use the key on both instances so each has it cached.
           for (const b of bases) assert.equal(await status(b), 200);
-          const revokedAt = Date.now();
           await api.revoke(o.keyId);
-          const elapsed = await Promise.all(
-            bases.map(async (b) => {
-              for (;;) {
-                const s = await status(b);
-                if (s === 401) return Date.now() - revokedAt;
-                assert.equal(s, 200);
-                if (Date.now() - revokedAt > 7000) return Infinity;
-                await new Promise((r) => setTimeout(r, 100));
-              }
-            }),
-          );
-          for (const ms of elapsed) assert.ok(ms <= 6000, `revocation took ${ms} ms to take effect`);
-          // Stays revoked.
-          for (const b of bases) assert.equal(await status(b), 401);
+          for (const b of bases) assert.equal(await status(b), 401, `${b} right after the revocation`);
         } finally {
           await second?.close();
           await db2.destroy();

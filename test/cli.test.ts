@@ -3,12 +3,11 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDb, type Db } from '../core/db/connection.ts';
+import { createDb, type Db } from '../core/db/index.ts';
 import { engines, freshDatabaseUrl, dropCreatedDatabases } from './support/databases.ts';
-import { authenticateKey } from '../core/accounts.ts';
-import { hashKey, looksLikeKey } from '../core/keys.ts';
-import { createWorkspace } from '../core/workspaces.ts';
-import { DomainError } from '../core/errors.ts';
+import { authenticateKey, hashKey, looksLikeKey } from '../core/access/index.ts';
+import { createWorkspace } from '../core/workspaces/index.ts';
+import { DomainError } from '../core/platform/index.ts';
 
 // Real child processes, as an operator runs them; each spawn costs ~0.5 s (node + tsx),
 // so the per-engine flow is one story over one database rather than one database per test.
@@ -128,7 +127,7 @@ for (const engine of engines()) {
       assert.equal(ws.slug, 'ops-team');
       assert.equal(ws.account_id, accountId);
       assert.deepEqual(await db('memberships').where({ workspace_id: workspaceId }).select('user_id', 'role'), [{ user_id: ownerId, role: 'owner' }]);
-      const auth = await authenticateKey(db, bootstrapKey);
+      const auth = (await authenticateKey(db, bootstrapKey))?.auth;
       assert.deepEqual(auth?.scopes, ['deploys', 'search', 'workspaces', 'webhooks']);
       assert.equal(auth?.workspaceId, null);
       assert.equal(auth?.accountId, accountId);
@@ -198,9 +197,9 @@ for (const engine of engines()) {
         }
       }
 
-      const auth = await authenticateKey(db, boundKey.apiKey);
-      assert.deepEqual(auth && { ...auth, keyHint: undefined }, {
-        keyId: boundKey.id, userId: devId, accountId, workspaceId, scopes: ['deploys', 'search'], keyHint: undefined,
+      const auth = (await authenticateKey(db, boundKey.apiKey))?.auth;
+      assert.deepEqual(auth && { ...auth, keyName: undefined }, {
+        keyId: boundKey.id, userId: devId, accountId, workspaceId, scopes: ['deploys', 'search'], keyName: undefined,
       });
 
       // Bound key: row about the workspace; the bootstrap key (unbound): account-level row.

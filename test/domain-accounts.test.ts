@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Db } from '../core/db/connection.ts';
+import type { Db } from '../core/db/index.ts';
 import { engines, freshDb, dropCreatedDatabases } from './support/databases.ts';
 import {
   addMember,
@@ -13,12 +13,12 @@ import {
   revokeApiKey,
   roleIn,
   visibleWorkspaceIds,
-} from '../core/accounts.ts';
-import { activityRowToApi, type ActivityRow } from '../core/activity.ts';
-import { setClockOffset } from '../core/clock.ts';
-import { DomainError } from '../core/errors.ts';
-import { crc32, generateKey, hashKey, keyHint, looksLikeKey, KEY_LENGTH } from '../core/keys.ts';
-import { createWorkspace } from '../core/workspaces.ts';
+} from '../core/access/index.ts';
+import { activityToApi } from '../core/activity/index.ts';
+import { Activity } from '../core/db/index.ts';
+import { setClockOffset, DomainError } from '../core/platform/index.ts';
+import { crc32, generateKey, hashKey, keyHint, looksLikeKey, KEY_LENGTH } from '../core/access/index.ts';
+import { createWorkspace } from '../core/workspaces/index.ts';
 
 after(dropCreatedDatabases);
 
@@ -66,17 +66,27 @@ for (const engine of engines()) {
       const u = await createUser(db, 'Auth@Example.com');
       assert.equal(u.email, 'auth@example.com');
       const k = await createApiKey(db, { userId: u.userId, scopes: ['search', 'deploys'] });
-      const auth = await authenticateKey(db, k.apiKey);
-      assert.deepEqual(auth, { keyId: k.id, userId: u.userId, accountId: u.accountId, workspaceId: null, scopes: ['deploys', 'search'], keyHint: k.hint });
+      const authenticated = await authenticateKey(db, k.apiKey);
+      assert.deepEqual(authenticated, {
+        auth: { keyId: k.id, keyName: null, userId: u.userId, accountId: u.accountId, workspaceId: null, scopes: ['deploys', 'search'] },
+        prefetched: null,
+      });
 
-      const first = (await db('api_keys').where({ id: k.id }).first()).last_used_at as number;
+      // last_used_at is written off the request's path: wait for it.
+      const lastUsed = async () => Number((await db('api_keys').where({ id: k.id }).first()).last_used_at);
+      const settled = async () => {
+        for (let i = 0; i < 50 && !(await lastUsed()); i++) await new Promise((r) => setTimeout(r, 10));
+        await new Promise((r) => setTimeout(r, 30));
+        return lastUsed();
+      };
+      const first = await settled();
       assert.ok(first > 0);
       setClockOffset(LAST_USED_RESOLUTION_MS / 2);
       await authenticateKey(db, k.apiKey);
-      assert.equal((await db('api_keys').where({ id: k.id }).first()).last_used_at, first);
+      assert.equal(await settled(), first);
       setClockOffset(LAST_USED_RESOLUTION_MS + 1);
       await authenticateKey(db, k.apiKey);
-      assert.ok((await db('api_keys').where({ id: k.id }).first()).last_used_at > first);
+      assert.ok((await settled()) > first);
       setClockOffset(0);
 
       assert.equal(await authenticateKey(db, generateKey()), null);
@@ -109,22 +119,25 @@ for (const engine of engines()) {
 
       const bound = await createApiKey(db, { userId: dev.userId, scopes: 'deploys', workspaceId: ws.id });
       const boundAuth = await authenticateKey(db, bound.apiKey);
-      assert.equal(boundAuth?.workspaceId, ws.id);
-      assert.equal(boundAuth?.accountId, dev.accountId);
-      assert.deepEqual(await visibleWorkspaceIds(db, boundAuth!), [ws.id]);
+      assert.equal(boundAuth?.auth.workspaceId, ws.id);
+      assert.equal(boundAuth?.auth.accountId, dev.accountId);
+      // A bound key's own workspace comes back with the key, role included.
+      assert.equal(boundAuth?.prefetched?.workspace.id, ws.id);
+      assert.equal(boundAuth?.prefetched?.role, 'admin');
+      assert.deepEqual(await visibleWorkspaceIds(db, boundAuth!.auth), [ws.id]);
 
       const removed = await removeMember(db, { workspaceId: ws.id, userId: dev.userId });
       assert.deepEqual(removed.revokedKeyIds, [bound.id]);
       assert.equal(await authenticateKey(db, bound.apiKey), null);
       assert.deepEqual(await visibleWorkspaceIds(db, { userId: dev.userId, workspaceId: null }), []);
 
-      const rows = (await db('activity').where({ workspace_id: ws.id }).orderBy('id')) as ActivityRow[];
+      const rows = await Activity.query(db).where({ workspace_id: ws.id }).orderBy('id');
       assert.deepEqual(rows.map((r) => r.action), [
         'member.joined', 'member.joined', 'member.role_changed', 'api_key.created', 'member.left', 'api_key.revoked',
       ]);
       // Rows about the workspace belong to the workspace's account, whoever the user is.
       assert.ok(rows.every((r) => r.account_id === owner.accountId && r.kind === 'security'));
-      const api = activityRowToApi(rows[2]);
+      const api = activityToApi(rows[2]);
       assert.deepEqual(
         { ...api, id: undefined, created_at: undefined },
         {

@@ -1,10 +1,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Db } from '../core/db/connection.ts';
+import type { Db } from '../core/db/index.ts';
 import { engines, freshDb, dropCreatedDatabases } from './support/databases.ts';
-import { createApiKey, createUser, isUniqueViolation, setWorkspaceLimit } from '../core/accounts.ts';
-import { webhookPaused } from '../core/activity.ts';
-import { DomainError } from '../core/errors.ts';
+import { WorkspaceGuard, createApiKey, createUser, setWorkspaceLimit } from '../core/access/index.ts';
+import { isUniqueViolation } from '../core/db/index.ts';
+import { webhookPaused } from '../core/activity/index.ts';
+import { DomainError } from '../core/platform/index.ts';
 import {
   createWorkspace,
   deleteWorkspace,
@@ -12,11 +13,10 @@ import {
   isIanaTimezone,
   isIsoCountry,
   listWorkspaces,
-  requireWorkspaceAccess,
   slugify,
   updateWorkspace,
   workspaceToApi,
-} from '../core/workspaces.ts';
+} from '../core/workspaces/index.ts';
 
 after(dropCreatedDatabases);
 
@@ -39,9 +39,11 @@ describe('slugify', () => {
     ['Straße Ærøskøbing Łódź', 'strasse-aeroskobing-lodz'],
     ['ＡＢＣ １２３', 'abc-123'],
     ['İstanbul', 'istanbul'],
-    ['日本語', 'workspace'],
-    ['!!!', 'workspace'],
-    ['', 'workspace'],
+    ['Ünïcødé Café', 'unicode-cafe'],
+    ['Привет мир', 'privet-mir'],
+    ['日本語', 'ri-ben-yu'],
+    ['مرحبا', 'mrhb'],
+    ['🚀', 'rocket'],
     ['a'.repeat(100), 'a'.repeat(64)],
     // Cut at 64, then the dangling separator goes.
     [`${'a'.repeat(63)} b`, 'a'.repeat(63)],
@@ -49,6 +51,11 @@ describe('slugify', () => {
   for (const [name, slug] of cases) {
     test(`${JSON.stringify(name.slice(0, 30))} -> ${slug.slice(0, 30)}`, () => assert.equal(slugify(name), slug));
   }
+  test('a name with nothing usable gets workspace- and 6 random characters, never the same twice', () => {
+    const slugs = ['!!!', '', '¿?', '!!!'].map(slugify);
+    for (const slug of slugs) assert.match(slug, /^workspace-[a-z0-9]{6}$/);
+    assert.equal(new Set(slugs).size, slugs.length);
+  });
 });
 
 describe('field validators', () => {
@@ -109,7 +116,7 @@ for (const engine of engines()) {
 
       // Stored values round-trip through a fresh read (bigint times come back as numbers).
       const [listed] = await listWorkspaces(db, { userId: u.userId, workspaceId: null });
-      assert.deepEqual(workspaceToApi(listed), api);
+      assert.deepEqual(listed, api);
     });
 
     test('explicit fields; country is stored upper case', async () => {
@@ -205,18 +212,19 @@ for (const engine of engines()) {
       assert.deepEqual((await listWorkspaces(db, { userId: u.userId, workspaceId: ids[1] })).map((w) => w.id), [ids[1]]);
     });
 
-    test('requireWorkspaceAccess: 404 when not visible, 403 when the role is too low', async () => {
+    test('WorkspaceGuard: 404 when not visible, 403 when the role is too low', async () => {
       const owner = await newUser();
       const other = await newUser();
       const ws = await createWorkspace(db, { accountId: owner.accountId, userId: owner.userId, input: { name: 'Access', website: 'https://x.example' } });
-      const { role } = await requireWorkspaceAccess(db, { userId: owner.userId, workspaceId: null }, ws.id, 'owner');
+      const guard = (caller: { userId: string; workspaceId: string | null }) => new WorkspaceGuard(db, caller, null);
+      const { role } = await guard({ userId: owner.userId, workspaceId: null }).workspace(ws.id, 'owner');
       assert.equal(role, 'owner');
-      await assert.rejects(requireWorkspaceAccess(db, { userId: other.userId, workspaceId: null }, ws.id), domainError(404, 'not_found'));
-      await assert.rejects(requireWorkspaceAccess(db, { userId: owner.userId, workspaceId: other.userId }, ws.id), domainError(404, 'not_found'));
-      await assert.rejects(requireWorkspaceAccess(db, { userId: owner.userId, workspaceId: null }, 'nope'), domainError(404, 'not_found'));
-      const { addMember } = await import('../core/accounts.ts');
+      await assert.rejects(guard({ userId: other.userId, workspaceId: null }).workspace(ws.id), domainError(404, 'not_found'));
+      await assert.rejects(guard({ userId: owner.userId, workspaceId: other.userId }).workspace(ws.id), domainError(404, 'not_found'));
+      await assert.rejects(guard({ userId: owner.userId, workspaceId: null }).workspace('nope'), domainError(404, 'not_found'));
+      const { addMember } = await import('../core/access/index.ts');
       await addMember(db, { workspaceId: ws.id, userId: other.userId, role: 'member' });
-      await assert.rejects(requireWorkspaceAccess(db, { userId: other.userId, workspaceId: null }, ws.id, 'admin'), domainError(403, 'forbidden'));
+      await assert.rejects(guard({ userId: other.userId, workspaceId: null }).workspace(ws.id, 'admin'), domainError(403, 'forbidden'));
     });
 
     test('update: partial, null clears, slug never changes', async () => {
@@ -236,7 +244,7 @@ for (const engine of engines()) {
       assert.ok(updated.updated_at >= ws.updated_at);
       const stored = (await db('workspaces').where({ id: ws.id }).first()) as typeof ws;
       assert.deepEqual(workspaceToApi(stored), workspaceToApi(updated));
-      await assert.rejects(updateWorkspace(db, ws.id, { name: null as unknown as string }), domainError(400, 'validation_failed'));
+      await assert.rejects(updateWorkspace(db, ws.id, { timezone: 'Mars/Olympus' }), domainError(400, 'validation_failed'));
       await assert.rejects(updateWorkspace(db, '01939999-0000-7000-8000-000000000002', { name: 'x' }), domainError(404, 'not_found'));
     });
 

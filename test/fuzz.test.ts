@@ -18,8 +18,8 @@ import addFormatsModule from 'ajv-formats';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi, type ApiResponse } from './support/api.ts';
 import { document } from './support/contract.ts';
-import { isUuid } from '../core/ids.ts';
-import type { Db } from '../core/db/connection.ts';
+import { isUuid } from '../core/platform/index.ts';
+import type { Db } from '../core/db/index.ts';
 
 after(dropCreatedDatabases);
 

@@ -1,11 +1,9 @@
 // npm run admin -- jobs stats | list | retry
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Db } from '../core/db/connection.ts';
-import { nowMs } from '../core/clock.ts';
-import { claimJobs } from '../core/jobs/claim.ts';
-import { enqueue } from '../core/jobs/enqueue.ts';
-import { failJob } from '../core/jobs/fail.ts';
+import type { Db } from '../core/db/index.ts';
+import { nowMs } from '../core/platform/index.ts';
+import { claimJobs, enqueue, failJob } from '../core/jobs/index.ts';
 import { main } from '../cli/admin.ts';
 import { engines, freshDb, dropCreatedDatabases } from './support/databases.ts';
 
@@ -20,7 +18,7 @@ for (const engine of engines()) {
     before(async () => {
       ({ db, url } = await freshDb(engine));
       queuedId = (await enqueue(db, 'site_check', { checkId: 'c1' }, { dedupeKey: 'site_check:c1' })).id;
-      await enqueue(db, 'noop', {}, { runAt: nowMs() + 60_000 });
+      await enqueue(db, 'webhook_delivery', { deliveryId: 'd1' }, { runAt: nowMs() + 60_000 });
       failedId = (await enqueue(db, 'site_crawl', { crawlId: 'r1' }, { maxAttempts: 1 })).id;
       await db('jobs').where({ id: queuedId }).update({ run_at: nowMs() + 60_000 });
       const [job] = await claimJobs(db, { workerId: 'w', limit: 1, leaseMs: 1000, now: nowMs() });
@@ -63,8 +61,8 @@ for (const engine of engines()) {
       assert.deepEqual(jobs[0].payload, { crawlId: 'r1' });
       const all = JSON.parse((await admin('jobs', 'list', '--json', '--limit', '2')).out);
       assert.equal(all.jobs.length, 2);
-      const byKind = JSON.parse((await admin('jobs', 'list', '--kind', 'noop', '--json')).out);
-      assert.deepEqual(byKind.jobs.map((j: { kind: string }) => j.kind), ['noop']);
+      const byKind = JSON.parse((await admin('jobs', 'list', '--kind', 'webhook_delivery', '--json')).out);
+      assert.deepEqual(byKind.jobs.map((j: { kind: string }) => j.kind), ['webhook_delivery']);
       for (const bad of [['--state', 'stuck'], ['--kind', 'nope'], ['--limit', '0'], ['--limit', '1001']]) {
         const b = await admin('jobs', 'list', ...bad);
         assert.equal(b.code, 1, bad.join(' '));

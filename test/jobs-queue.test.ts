@@ -1,19 +1,12 @@
 // The jobs table's SQL operations and the runner, in process, on every engine.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { setClockOffset, nowMs } from '../core/clock.ts';
-import { createDb, type Db } from '../core/db/connection.ts';
-import { retryDelayMs } from '../core/jobs/backoff.ts';
-import { claimJobs } from '../core/jobs/claim.ts';
-import { completeJob } from '../core/jobs/complete.ts';
-import { enqueue } from '../core/jobs/enqueue.ts';
-import { cancelJobs } from '../core/jobs/cancel.ts';
-import { failJob } from '../core/jobs/fail.ts';
-import { extendLeases } from '../core/jobs/heartbeat.ts';
-import { jobKinds } from '../core/jobs/kinds.ts';
-import { resetExpiredLeases } from '../core/jobs/reset-expired.ts';
+import { setClockOffset, nowMs } from '../core/platform/index.ts';
+import { createDb, type Db } from '../core/db/index.ts';
+import { retryDelayMs, claimJobs, completeJob, enqueue, enqueueKind, cancelJobs, failJob, extendLeases, DEFAULT_RETRY_POLICY, resetExpiredLeases } from '../core/jobs/index.ts';
 import { PermanentJobError } from '../worker/task.ts';
 import { tasks } from '../worker/tasks/index.ts';
+import { testTasks } from './support/test-tasks.ts';
 import { engines, freshDb, dropCreatedDatabases } from './support/databases.ts';
 import { createTestRunsTable, jobRow, memoryLogger, testRunner, waitFor } from './support/jobs.ts';
 
@@ -54,11 +47,11 @@ for (const engine of engines()) {
 
     test('enqueue commits and rolls back with the caller’s transaction', async () => {
       await db.transaction(async (trx) => {
-        await enqueue(trx, 'noop', {});
+        await enqueueKind(trx, 'noop', {});
       });
       await assert.rejects(
         db.transaction(async (trx) => {
-          await enqueue(trx, 'noop', {});
+          await enqueueKind(trx, 'noop', {});
           throw new Error('rollback');
         }),
         /rollback/,
@@ -66,7 +59,7 @@ for (const engine of engines()) {
       const rows = await db('jobs').select('*');
       assert.equal(rows.length, 1);
       assert.equal(rows[0].state, 'queued');
-      assert.equal(Number(rows[0].max_attempts), jobKinds.noop.maxAttempts);
+      assert.equal(Number(rows[0].max_attempts), DEFAULT_RETRY_POLICY.maxAttempts);
     });
 
     test('dedupe key: ignore keeps, replace moves a queued job, finished jobs do not block', async () => {
@@ -110,8 +103,8 @@ for (const engine of engines()) {
     test('claim takes due jobs in run_at order, in batches, and takes the lease', async () => {
       const t = nowMs();
       const ids: string[] = [];
-      for (let i = 0; i < 5; i++) ids.push((await enqueue(db, 'noop', {}, { runAt: t - 1000 + i * 10 })).id);
-      await enqueue(db, 'noop', {}, { runAt: t + 60_000 });
+      for (let i = 0; i < 5; i++) ids.push((await enqueueKind(db, 'noop', {}, { runAt: t - 1000 + i * 10 })).id);
+      await enqueueKind(db, 'noop', {}, { runAt: t + 60_000 });
       const first = await claimJobs(db, { workerId: 'w1', limit: 3, leaseMs: 5000, now: t });
       assert.deepEqual(first.map((j) => j.id), ids.slice(0, 3));
       const second = await claimJobs(db, { workerId: 'w2', limit: 10, leaseMs: 5000, now: t });
@@ -127,7 +120,7 @@ for (const engine of engines()) {
     test('concurrent claims from separate connections never share a job', async () => {
       const n = 300;
       await db.transaction(async (trx) => {
-        for (let i = 0; i < n; i++) await enqueue(trx, 'noop', {});
+        for (let i = 0; i < n; i++) await enqueueKind(trx, 'noop', {});
       });
       const others = [createDb(url), createDb(url), createDb(url)];
       try {
@@ -149,7 +142,7 @@ for (const engine of engines()) {
     });
 
     test('a stale worker’s completion or failure after its lease expired changes nothing', async () => {
-      const { id } = await enqueue(db, 'noop', {});
+      const { id } = await enqueueKind(db, 'noop', {});
       const t = nowMs();
       const [a] = await claimJobs(db, { workerId: 'A', limit: 1, leaseMs: 1000, now: t });
       // A stalls; its lease runs out; any worker recovers the job and B claims it.
@@ -174,8 +167,8 @@ for (const engine of engines()) {
     });
 
     test('heartbeat renews only the leases a worker still holds', async () => {
-      await enqueue(db, 'noop', {});
-      await enqueue(db, 'noop', {});
+      await enqueueKind(db, 'noop', {});
+      await enqueueKind(db, 'noop', {});
       const t = nowMs();
       const [j1, j2] = await claimJobs(db, { workerId: 'A', limit: 2, leaseMs: 1000, now: t });
       await db('jobs').where({ id: j2.id }).update({ lease_expires_at: t - 1 });
@@ -186,7 +179,7 @@ for (const engine of engines()) {
     });
 
     test('an expired lease on the last attempt fails the job with its error', async () => {
-      const { id } = await enqueue(db, 'noop', {}, { maxAttempts: 1 });
+      const { id } = await enqueueKind(db, 'noop', {}, { maxAttempts: 1 });
       const t = nowMs();
       await claimJobs(db, { workerId: 'dead-worker', limit: 1, leaseMs: 10, now: t });
       const [r] = await resetExpiredLeases(db, t + 11);
@@ -198,8 +191,8 @@ for (const engine of engines()) {
 
     test('retries follow the backoff schedule on a controlled clock, then fail for good', async () => {
       const runner = testRunner(db, { random: () => 1 });
-      const { id } = await enqueue(db, 'test_record', { failUntilAttempt: 99 }, { maxAttempts: 4 });
-      const policy = jobKinds.test_record;
+      const { id } = await enqueueKind(db, 'test_record', { failUntilAttempt: 99 }, { maxAttempts: 4 });
+      const policy = DEFAULT_RETRY_POLICY;
       const delays: number[] = [];
       for (let attempt = 1; attempt <= 4; attempt++) {
         assert.equal(await runner.runDue(), 1, `attempt ${attempt} runs`);
@@ -221,7 +214,7 @@ for (const engine of engines()) {
         }
       }
       assert.deepEqual(delays, [1, 2, 3].map((a) => retryDelayMs(policy, a, () => 1)));
-      assert.deepEqual(delays, [200, 400, 800]);
+      assert.deepEqual(delays, [1000, 2000, 4000]);
       const runs = await db('job_test_runs').where({ job_id: id, phase: 'start' }).count({ n: '*' }).first();
       assert.equal(Number(runs!.n), 4);
     });
@@ -229,22 +222,23 @@ for (const engine of engines()) {
     test('a PermanentJobError fails the job at once; a success after retries is done', async () => {
       const runner = testRunner(db, {
         tasks: {
+          ...testTasks,
           ...tasks,
           noop: async () => {
             throw new PermanentJobError('payload names nothing');
           },
         },
       });
-      const { id } = await enqueue(db, 'noop', {});
+      const { id } = await enqueueKind(db, 'noop', {});
       await runner.runDue();
       const row = await jobRow(db, id);
       assert.equal(row.state, 'failed');
       assert.equal(row.attempts, 1);
       assert.match(row.last_error!, /PermanentJobError: payload names nothing/);
 
-      const ok = await enqueue(db, 'test_record', { failUntilAttempt: 2 });
+      const ok = await enqueueKind(db, 'test_record', { failUntilAttempt: 2 });
       await runner.runDue();
-      setClockOffset(60_000);
+      setClockOffset(DEFAULT_RETRY_POLICY.backoffMaxMs + 1000);
       await runner.runDue();
       const okRow = await jobRow(db, ok.id);
       assert.equal(okRow.state, 'done');
@@ -254,9 +248,9 @@ for (const engine of engines()) {
     test('graceful stop lets short jobs finish and releases the rest', async () => {
       const { logger, lines } = memoryLogger();
       const runner = testRunner(db, { concurrency: 3, pollMs: 20, logger });
-      const short = await enqueue(db, 'test_record', { sleepMs: 150 });
-      const long1 = await enqueue(db, 'test_record', { sleepMs: 30_000 });
-      const long2 = await enqueue(db, 'test_record', { sleepMs: 30_000 });
+      const short = await enqueueKind(db, 'test_record', { sleepMs: 150 });
+      const long1 = await enqueueKind(db, 'test_record', { sleepMs: 30_000 });
+      const long2 = await enqueueKind(db, 'test_record', { sleepMs: 30_000 });
       await runner.start();
       await waitFor('three running jobs', async () => runner.active === 3);
       const t0 = Date.now();
@@ -288,7 +282,7 @@ for (const engine of engines()) {
     test('heartbeats keep a long job’s lease while another worker recovers expired ones', async () => {
       const a = testRunner(db, { pollMs: 20, leaseMs: 400, heartbeatMs: 100 });
       const b = testRunner(db, { pollMs: 20, leaseMs: 400, heartbeatMs: 100, recoverMs: 50 });
-      const { id } = await enqueue(db, 'test_record', { sleepMs: 1200 });
+      const { id } = await enqueueKind(db, 'test_record', { sleepMs: 1200 });
       await a.start();
       await waitFor('job running on a', async () => a.active === 1);
       await b.start();
@@ -302,7 +296,7 @@ for (const engine of engines()) {
     test('a worker that lost its lease aborts the attempt and writes nothing', async () => {
       const { logger, lines } = memoryLogger();
       const a = testRunner(db, { pollMs: 20, leaseMs: 5000, heartbeatMs: 50, logger });
-      const { id } = await enqueue(db, 'test_record', { sleepMs: 30_000 });
+      const { id } = await enqueueKind(db, 'test_record', { sleepMs: 30_000 });
       await a.start();
       await waitFor('job running', async () => a.active === 1);
       // Another worker decided the lease had expired and took the job.
@@ -327,7 +321,7 @@ for (const engine of engines()) {
       const starts: number[] = [];
       for (let round = 0; round < 5; round++) {
         const committed = await db.transaction(async (trx) => {
-          await enqueue(trx, 'test_record', {});
+          await enqueueKind(trx, 'test_record', {});
           return Date.now();
         });
         const rows = await waitFor('job started', async () => {
@@ -342,7 +336,7 @@ for (const engine of engines()) {
       assert.ok(Math.max(...starts) < limit, `start latencies ${starts.join(', ')} ms`);
       // A batch bigger than the concurrency drains without waiting for the poll.
       await db.transaction(async (trx) => {
-        for (let i = 0; i < 40; i++) await enqueue(trx, 'noop', {});
+        for (let i = 0; i < 40; i++) await enqueueKind(trx, 'noop', {});
       });
       const t0 = Date.now();
       await waitFor('batch drained', async () => Number((await db('jobs').where({ kind: 'noop', state: 'done' }).count({ n: '*' }).first())!.n) === 40);

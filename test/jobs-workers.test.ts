@@ -1,12 +1,12 @@
-// Real worker processes (`node --import tsx worker/main.ts`) sharing one database.
+// Real worker processes (worker/process.ts plus the test kinds, test/support/test-worker.ts) sharing one database.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, afterEach, before, describe, test } from 'node:test';
-import type { Db } from '../core/db/connection.ts';
-import { enqueue } from '../core/jobs/enqueue.ts';
+import type { Db } from '../core/db/index.ts';
+import { enqueueKind } from '../core/jobs/index.ts';
 import { engines, freshDb, dropCreatedDatabases } from './support/databases.ts';
 import { createTestRunsTable, jobRow, waitFor } from './support/jobs.ts';
 
@@ -23,7 +23,7 @@ interface WorkerProc {
 const procs: WorkerProc[] = [];
 
 function startWorker(url: string, env: Record<string, string> = {}): WorkerProc {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'worker/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/support/test-worker.ts')], {
     cwd: root,
     env: {
       ...process.env,
@@ -94,7 +94,7 @@ for (const engine of engines()) {
       await Promise.all([a.ready, b.ready]);
       const n = 1000;
       await db.transaction(async (trx) => {
-        for (let i = 0; i < n; i++) await enqueue(trx, 'test_record', { sleepMs: 2 });
+        for (let i = 0; i < n; i++) await enqueueKind(trx, 'test_record', { sleepMs: 2 });
       });
       await waitFor(
         'all jobs done',
@@ -128,7 +128,7 @@ for (const engine of engines()) {
     test('kill -9 in the middle of a job: another worker runs it after the lease expires, once', async () => {
       const a = startWorker(url);
       await a.ready;
-      const { id } = await enqueue(db, 'test_record', { sleepMs: 2000 });
+      const { id } = await enqueueKind(db, 'test_record', { sleepMs: 2000 });
       await waitFor('job started on a', async () => (await count(db, { job_id: id, phase: 'start', pid: a.pid })) === 1);
       const b = startWorker(url);
       await b.ready;
@@ -157,8 +157,8 @@ for (const engine of engines()) {
     test('SIGTERM: running jobs finish within the deadline, the rest go back to the queue', async () => {
       const a = startWorker(url, { JOB_SHUTDOWN_MS: '500', WORKER_CONCURRENCY: '2' });
       await a.ready;
-      const quick = await enqueue(db, 'test_record', { sleepMs: 100 });
-      const slow = await enqueue(db, 'test_record', { sleepMs: 30_000 });
+      const quick = await enqueueKind(db, 'test_record', { sleepMs: 100 });
+      const slow = await enqueueKind(db, 'test_record', { sleepMs: 30_000 });
       await waitFor('both started', async () => (await count(db, { phase: 'start' })) === 2);
       const t0 = Date.now();
       a.child.kill('SIGTERM');

@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../core/config.ts';
+import { loadConfig, type Config } from '../core/platform/index.ts';
 
 // Worker settings: CONTRACT 1.1 (WORKER_CONCURRENCY, WORKER_POLL_MS) plus the queue's own.
 //

@@ -1,5 +1,5 @@
-import type { DbOrTrx } from '../core/db/connection.ts';
-import { enqueue, type EnqueueResult } from '../core/jobs/enqueue.ts';
+import type { DbOrTrx } from '../core/db/index.ts';
+import { enqueue, type EnqueueResult } from '../core/jobs/index.ts';
 
 // Exactly one maintenance job per period across all workers: the job for the period starting
 // at P has the dedupe key `maintenance:P` and runs at P. Workers only ever enqueue the *next*

@@ -2,20 +2,24 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { isPostgres, type Db } from '../core/db/connection.ts';
-import { nowMs } from '../core/clock.ts';
-import { retryDelayMs } from '../core/jobs/backoff.ts';
-import { claimJobs, type ClaimedJob } from '../core/jobs/claim.ts';
-import { completeJobs, type JobLease } from '../core/jobs/complete.ts';
-import { JOBS_CHANNEL } from '../core/jobs/enqueue.ts';
-import { failJob, type FailOutcome } from '../core/jobs/fail.ts';
-import { extendLeases } from '../core/jobs/heartbeat.ts';
-import { isJobKind, retryPolicy, type JobKind } from '../core/jobs/kinds.ts';
-import { releaseJobs } from '../core/jobs/release.ts';
-import { resetExpiredLeases } from '../core/jobs/reset-expired.ts';
-import { errorText } from '../core/jobs/sql.ts';
+import { isPostgres, type Db } from '../core/db/index.ts';
+import { nowMs, safeErrorText as errorText } from '../core/platform/index.ts';
+import {
+  JOBS_CHANNEL,
+  claimJobs,
+  completeJobs,
+  extendLeases,
+  failJob,
+  releaseJobs,
+  resetExpiredLeases,
+  retryDelayMs,
+  retryPolicy,
+  type ClaimedJob,
+  type FailOutcome,
+  type JobLease,
+} from '../core/jobs/index.ts';
 import { scheduleMaintenance } from './maintenance.ts';
-import { PermanentJobError, type TaskContext, type TaskHandler, type TaskRegistry } from './task.ts';
+import { PermanentJobError, type ExtraTasks, type TaskContext, type TaskRegistry } from './task.ts';
 
 export interface RunnerOptions {
   /** The handlers' database handle. */
@@ -25,7 +29,7 @@ export interface RunnerOptions {
    * default `db`. worker/main.ts gives it asynchronous commit on PostgreSQL (see there).
    */
   queueDb?: Db;
-  tasks: TaskRegistry;
+  tasks: TaskRegistry & ExtraTasks;
   logger: Logger;
   /** Jobs run at once. */
   concurrency: number;
@@ -195,8 +199,8 @@ export class Runner {
     }
     let error: unknown = null;
     try {
-      if (!isJobKind(job.kind)) throw new Error(`no handler for job kind "${job.kind}"`);
-      const handler = this.o.tasks[job.kind] as TaskHandler<JobKind>;
+      const handler = (this.o.tasks as ExtraTasks)[job.kind] as ((payload: unknown, ctx: TaskContext) => Promise<void>) | undefined;
+      if (!handler) throw new Error(`no handler for job kind "${job.kind}"`);
       const ctx: TaskContext = {
         db: this.o.db,
         signal: r.ac.signal,

@@ -5,8 +5,10 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import { v7 as uuidv7 } from 'uuid';
-import type { Db } from '../../core/db/connection.ts';
-import type { DeployRow } from '../../core/deploys.ts';
+import type { ModelObject } from 'objection';
+import type { Db, Deploy } from '../../core/db/index.ts';
+
+type DeployRow = Omit<ModelObject<Deploy>, 'changes'> & { changes: string };
 
 /** One route returning a fixed object (the same JSON a real `GET /v1/workspaces/{id}` returns). */
 export function bareWorkspaceApp(body: unknown): Koa {

@@ -15,11 +15,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type RequestSpec, type Result } from 'autocannon';
 import knexFactory from 'knex';
-import { createDb, type Db } from '../../core/db/connection.ts';
-import { migrateLatest } from '../../core/db/migrate.ts';
-import { createUser } from '../../core/accounts.ts';
-import { createWorkspace } from '../../core/workspaces.ts';
-import { createApiKey } from '../../core/api-keys.ts';
+import { createDb, type Db, migrateLatest } from '../../core/db/index.ts';
+import { createUser, createApiKey } from '../../core/access/index.ts';
+import { createWorkspace } from '../../core/workspaces/index.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 

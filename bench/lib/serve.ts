@@ -9,9 +9,8 @@
 
 import http from 'node:http';
 
-import { loadConfig } from '../../core/config.ts';
-import { bindModels, createDb, type Db } from '../../core/db/connection.ts';
-import { createLogger } from '../../core/logger.ts';
+import { loadConfig, createLogger } from '../../core/platform/index.ts';
+import { bindModels, createDb, type Db } from '../../core/db/index.ts';
 import { startServer } from '../../server/server.ts';
 import { discardRequestLog, type RequestLogSink } from '../../server/request-log.ts';
 import { bareDeploysApp, bareWorkspaceApp, bareWorkspaceDbApp } from './bare.ts';

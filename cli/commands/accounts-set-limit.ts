@@ -1,5 +1,5 @@
-import { setWorkspaceLimit } from '../../core/accounts.ts';
-import { operatorActor } from '../../core/activity.ts';
+import { setWorkspaceLimit } from '../../core/access/index.ts';
+import { operatorActor } from '../../core/activity/index.ts';
 import { defineCommand, positiveInt, required, uuid } from '../command.ts';
 
 export default defineCommand({

@@ -1,7 +1,8 @@
-import { createUser, createApiKey, isEmail } from '../../core/accounts.ts';
-import { createWorkspace, workspaceFieldErrors } from '../../core/workspaces.ts';
-import { SCOPES } from '../../core/keys.ts';
-import { operatorActor } from '../../core/activity.ts';
+import { createUser, createApiKey, isEmail, SCOPES } from '../../core/access/index.ts';
+import { createWorkspace } from '../../core/workspaces/index.ts';
+import { schemaErrors } from '../../core/contract/index.ts';
+import { withTransaction } from '../../core/db/index.ts';
+import { operatorActor } from '../../core/activity/index.ts';
 import { defineCommand, lines, optional, required, UsageError } from '../command.ts';
 
 export default defineCommand({
@@ -30,7 +31,7 @@ created. The key is printed only here.
     const website = optional(values, 'website');
     if ((name === undefined) !== (website === undefined)) throw new UsageError('--workspace-name and --website go together');
     if (name !== undefined && website !== undefined) {
-      const errors = workspaceFieldErrors({ name, website }, { partial: false });
+      const errors = schemaErrors('WorkspaceCreate', { name, website });
       if (errors.length) {
         const flag = (p: string) => (p === '/name' ? '--workspace-name' : `--${p.slice(1)}`);
         throw new UsageError(errors.map((e) => `${flag(e.path)} ${e.message}`).join('; '));
@@ -41,7 +42,7 @@ created. The key is printed only here.
   async run(db, input) {
     const actor = operatorActor();
     // One transaction: a taken slug must not leave an account without its key behind.
-    return db.transaction(async (trx) => {
+    return withTransaction(db, async (trx) => {
       const { userId, accountId } = await createUser(trx, input.email);
       const workspaceId = input.workspace
         ? (await createWorkspace(trx, { accountId, userId, input: input.workspace, actor })).id

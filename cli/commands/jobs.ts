@@ -1,7 +1,6 @@
 // Operator commands for the jobs table: `jobs stats`, `jobs list`, `jobs retry`.
-import { jobStats, listJobs, retryJob, type JobView } from '../../core/jobs/admin.ts';
-import { JOB_KINDS, JOB_STATES, isJobKind, isJobState } from '../../core/jobs/kinds.ts';
-import { Conflict, NotFound } from '../../core/errors.ts';
+import { jobStats, listJobs, retryJob, type JobView, JOB_KINDS, JOB_STATES, isJobKind, isJobState } from '../../core/jobs/index.ts';
+import { Conflict, NotFound } from '../../core/platform/index.ts';
 import { defineCommand, lines, optional, positiveInt, required, uuid, UsageError } from '../command.ts';
 
 function jobLine(j: JobView): string {

@@ -1,7 +1,6 @@
-import { createApiKey, parseScopes } from '../../core/accounts.ts';
-import { operatorActor } from '../../core/activity.ts';
-import { SCOPES } from '../../core/keys.ts';
-import { DomainError } from '../../core/errors.ts';
+import { createApiKey, parseScopes, SCOPES } from '../../core/access/index.ts';
+import { operatorActor } from '../../core/activity/index.ts';
+import { DomainError } from '../../core/platform/index.ts';
 import { defineCommand, lines, optional, required, UsageError, uuid } from '../command.ts';
 
 export default defineCommand({

@@ -1,6 +1,6 @@
-import { revokeApiKey } from '../../core/accounts.ts';
-import { operatorActor } from '../../core/activity.ts';
-import { toIso } from '../../core/clock.ts';
+import { revokeApiKey } from '../../core/access/index.ts';
+import { operatorActor } from '../../core/activity/index.ts';
+import { toIso } from '../../core/platform/index.ts';
 import { defineCommand, required, uuid } from '../command.ts';
 
 export default defineCommand({

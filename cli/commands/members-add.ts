@@ -1,5 +1,5 @@
-import { addMember, isRole, ROLES } from '../../core/accounts.ts';
-import { operatorActor } from '../../core/activity.ts';
+import { addMember, isRole, ROLES } from '../../core/access/index.ts';
+import { operatorActor } from '../../core/activity/index.ts';
 import { defineCommand, required, UsageError, uuid } from '../command.ts';
 
 export default defineCommand({

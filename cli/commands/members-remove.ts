@@ -1,5 +1,5 @@
-import { removeMember } from '../../core/accounts.ts';
-import { operatorActor } from '../../core/activity.ts';
+import { removeMember } from '../../core/access/index.ts';
+import { operatorActor } from '../../core/activity/index.ts';
 import { defineCommand, required, uuid } from '../command.ts';
 
 export default defineCommand({

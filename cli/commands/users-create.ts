@@ -1,4 +1,4 @@
-import { createUser, isEmail } from '../../core/accounts.ts';
+import { createUser, isEmail } from '../../core/access/index.ts';
 import { defineCommand, lines, optional, required, UsageError, uuid } from '../command.ts';
 
 export default defineCommand({

@@ -3,6 +3,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { Model } from 'objection';
+import { SYNC_BUSY_TIMEOUT_MS, sqliteClientClass } from './sqlite-client.ts';
 
 // Timestamps are stored as epoch milliseconds in BIGINT columns on both engines, so
 // comparisons, bucketing and ordering behave identically on SQLite and PostgreSQL.
@@ -11,11 +12,6 @@ pg.types.setTypeParser(20, (v: string) => Number(v));
 
 export type Db = Knex;
 export type DbOrTrx = Knex | Knex.Transaction;
-
-export interface DbInfo {
-  client: 'sqlite' | 'pg';
-  url: string;
-}
 
 export function dbClientOf(db: DbOrTrx): 'sqlite' | 'pg' {
   const c = (db.client as { config: Knex.Config }).config.client;
@@ -26,31 +22,44 @@ export function isPostgres(db: DbOrTrx): boolean {
   return dbClientOf(db) === 'pg';
 }
 
+export interface DbOptions {
+  pool?: { max?: number };
+  /** How long a statement may wait for a lock or a pooled connection before it fails (then 503). */
+  busyWaitMs?: number;
+}
+
 /** Build a Knex instance from `sqlite:<path>` or `postgres://...`. */
-export function createDb(url: string, opts: { pool?: { min?: number; max?: number } } = {}): Db {
+export function createDb(url: string, opts: DbOptions = {}): Db {
+  const busyWaitMs = opts.busyWaitMs ?? 5000;
+  // Past this, a request waiting for a pooled connection fails (KnexTimeoutError -> 503)
+  // instead of hanging: the wait for the lock itself plus headroom for the queue before it.
+  const acquireConnectionTimeout = busyWaitMs + 5000;
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     return knexFactory({
       client: 'pg',
       connection: url,
       pool: { min: 0, max: opts.pool?.max ?? 10 },
+      acquireConnectionTimeout,
     });
   }
   if (!url.startsWith('sqlite:')) throw new Error(`DATABASE_URL must be sqlite:<path> or postgres://..., got "${url}"`);
   const file = url.slice('sqlite:'.length) || ':memory:';
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   return knexFactory({
-    client: 'better-sqlite3',
+    client: sqliteClientClass(busyWaitMs) as typeof Knex.Client,
     connection: { filename: file },
     useNullAsDefault: true,
-    // One connection: better-sqlite3 is synchronous, and a single writer avoids SQLITE_BUSY
-    // inside one process; other processes are serialised by the busy timeout.
+    acquireConnectionTimeout,
+    // One connection per process: better-sqlite3 is synchronous, so more would add no
+    // parallelism, only lock contention inside the process. Processes share the file through
+    // WAL and the immediate transactions of sqlite-client.ts.
     pool: {
       min: 1,
       max: 1,
       afterCreate(conn: { pragma: (s: string) => unknown }, done: (err: Error | null, c: unknown) => void) {
         try {
           conn.pragma('journal_mode = WAL');
-          conn.pragma('busy_timeout = 10000');
+          conn.pragma(`busy_timeout = ${SYNC_BUSY_TIMEOUT_MS}`);
           conn.pragma('synchronous = NORMAL');
           conn.pragma('foreign_keys = ON');
           done(null, conn);

@@ -1,5 +1,5 @@
-import { isPostgres, type DbOrTrx } from '../db/connection.ts';
-import { nowMs, toIso } from '../clock.ts';
+import { isPostgres, Job, type DbOrTrx } from '../db/index.ts';
+import { nowMs, toIso } from '../platform/index.ts';
 import { JOBS_CHANNEL } from './enqueue.ts';
 import type { JobState } from './kinds.ts';
 
@@ -15,7 +15,7 @@ export interface JobStats {
 }
 
 export async function jobStats(db: DbOrTrx): Promise<JobStats> {
-  const rows = (await db('jobs').select('kind', 'state').count({ n: '*' }).groupBy('kind', 'state')) as Array<{
+  const rows = (await Job.query(db).select('kind', 'state').count({ n: '*' }).groupBy('kind', 'state')) as unknown as Array<{
     kind: string;
     state: JobState;
     n: number | string;
@@ -27,11 +27,12 @@ export async function jobStats(db: DbOrTrx): Promise<JobStats> {
     states[r.state] = (states[r.state] ?? 0) + n;
     (kinds[r.kind] ??= {})[r.state] = n;
   }
-  const due = (await db('jobs')
+  const due = await Job.query(db)
     .where({ state: 'queued' })
     .andWhere('run_at', '<=', nowMs())
     .orderBy([{ column: 'run_at' }, { column: 'id' }])
-    .first('run_at')) as { run_at: number } | undefined;
+    .select('run_at')
+    .first();
   return { states, kinds, oldestDueAt: due ? toIso(due.run_at) : null };
 }
 
@@ -53,37 +54,12 @@ export interface JobView {
   finishedAt: string | null;
 }
 
-/** A row of the jobs table as the database returns it. */
-export interface JobRow {
-  id: string;
-  kind: string;
-  state: JobState;
-  payload: string;
-  attempts: number;
-  max_attempts: number;
-  run_at: number;
-  locked_by: string | null;
-  lease_expires_at: number | null;
-  last_error: string | null;
-  dedupe_key: string | null;
-  created_at: number;
-  updated_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-}
-
-function view(r: JobRow): JobView {
-  let payload: unknown = r.payload;
-  try {
-    payload = JSON.parse(r.payload);
-  } catch {
-    // keep the text
-  }
+function view(r: Job): JobView {
   return {
     id: r.id,
     kind: r.kind,
     state: r.state,
-    payload,
+    payload: r.payload,
     attempts: Number(r.attempts),
     maxAttempts: Number(r.max_attempts),
     runAt: toIso(r.run_at),
@@ -103,14 +79,14 @@ export async function listJobs(
   db: DbOrTrx,
   f: { state?: JobState; kind?: string; limit?: number } = {},
 ): Promise<JobView[]> {
-  const q = db('jobs').select('*').orderBy('id', 'desc').limit(f.limit ?? 50);
+  const q = Job.query(db).orderBy('id', 'desc').limit(f.limit ?? 50);
   if (f.state) q.where({ state: f.state });
   if (f.kind) q.where({ kind: f.kind });
-  return ((await q) as JobRow[]).map(view);
+  return (await q).map(view);
 }
 
 export async function getJob(db: DbOrTrx, id: string): Promise<JobView | null> {
-  const row = (await db('jobs').where({ id }).first()) as JobRow | undefined;
+  const row = await Job.query(db).findById(id);
   return row ? view(row) : null;
 }
 
@@ -129,20 +105,17 @@ export async function retryJob(db: DbOrTrx, id: string): Promise<RetryResult> {
     return { ok: false, reason: 'not_retryable', detail: `Job ${id} is ${job.state}; only failed or cancelled jobs can be retried.` };
   }
   if (job.dedupeKey !== null) {
-    const other = await db('jobs')
-      .where({ dedupe_key: job.dedupeKey })
-      .whereIn('state', ['queued', 'running'])
-      .first('id');
+    const other = await Job.query(db).where({ dedupe_key: job.dedupeKey }).whereIn('state', ['queued', 'running']).select('id').first();
     if (other) {
       return {
         ok: false,
         reason: 'duplicate',
-        detail: `Job ${(other as { id: string }).id} with the same dedupe key is already queued or running.`,
+        detail: `Job ${other.id} with the same dedupe key is already queued or running.`,
       };
     }
   }
   const now = nowMs();
-  const n = await db('jobs')
+  const n = await Job.query(db)
     .where({ id })
     .whereIn('state', ['failed', 'cancelled'])
     .update({

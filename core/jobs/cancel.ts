@@ -1,5 +1,5 @@
-import type { DbOrTrx } from '../db/connection.ts';
-import { nowMs } from '../clock.ts';
+import type { DbOrTrx } from '../db/index.ts';
+import { nowMs } from '../platform/index.ts';
 
 /**
  * Cancel queued jobs (by id or by dedupe key), inside the caller's transaction. Running jobs are

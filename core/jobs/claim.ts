@@ -1,6 +1,5 @@
-import { isPostgres, type DbOrTrx } from '../db/connection.ts';
+import { isPostgres, type DbOrTrx, rawRows } from '../db/index.ts';
 import type { JobKind, JobPayloads } from './kinds.ts';
-import { rawRows } from './sql.ts';
 
 export interface ClaimedJob<K extends JobKind = JobKind> {
   id: string;

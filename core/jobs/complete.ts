@@ -1,5 +1,4 @@
-import { isPostgres, type DbOrTrx } from '../db/connection.ts';
-import { rawRows } from './sql.ts';
+import { isPostgres, type DbOrTrx, rawRows } from '../db/index.ts';
 
 /** One attempt of a job as its worker holds it: (id, lockedBy, attempts) fences its result. */
 export interface JobLease {

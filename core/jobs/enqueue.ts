@@ -1,8 +1,6 @@
-import { isPostgres, type DbOrTrx } from '../db/connection.ts';
-import { nowMs } from '../clock.ts';
-import { newId } from '../ids.ts';
-import { jobKinds, type JobKind, type JobPayloads } from './kinds.ts';
-import { rawRows } from './sql.ts';
+import { isPostgres, type DbOrTrx, rawRows } from '../db/index.ts';
+import { nowMs, newId } from '../platform/index.ts';
+import { retryPolicy, type JobKind, type JobPayloads } from './kinds.ts';
 
 /** The NOTIFY channel workers LISTEN on (PostgreSQL). */
 export const JOBS_CHANNEL = 'sitehealth_jobs';
@@ -38,15 +36,18 @@ export interface EnqueueResult {
  * is about. On PostgreSQL a due job also sends `pg_notify` in the same statement: listening
  * workers wake when (and only if) it commits.
  */
-export async function enqueue<K extends JobKind>(
-  trx: DbOrTrx,
-  kind: K,
-  payload: JobPayloads[K],
-  options: EnqueueOptions = {},
-): Promise<EnqueueResult> {
+export function enqueue<K extends JobKind>(trx: DbOrTrx, kind: K, payload: JobPayloads[K], options: EnqueueOptions = {}): Promise<EnqueueResult> {
+  return enqueueKind(trx, kind, payload, options);
+}
+
+/**
+ * `enqueue` for a kind outside core's list: tests and benchmarks run workers whose registry adds
+ * their own kinds (see worker/process.ts).
+ */
+export async function enqueueKind(trx: DbOrTrx, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<EnqueueResult> {
   const now = nowMs();
   const runAt = Math.round(options.runAt ?? now);
-  const maxAttempts = options.maxAttempts ?? jobKinds[kind].maxAttempts;
+  const maxAttempts = options.maxAttempts ?? retryPolicy(kind).maxAttempts;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error('maxAttempts must be a positive integer');
   const id = newId();
   const values = [id, kind, JSON.stringify(payload), runAt, maxAttempts, options.dedupeKey ?? null, now, now];

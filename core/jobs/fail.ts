@@ -1,5 +1,5 @@
-import type { DbOrTrx } from '../db/connection.ts';
-import { errorText, rawRows } from './sql.ts';
+import { type DbOrTrx, rawRows } from '../db/index.ts';
+import { safeErrorText } from '../platform/index.ts';
 import type { JobLease } from './complete.ts';
 
 export type FailOutcome = 'retry' | 'failed' | 'stale';
@@ -26,7 +26,7 @@ export async function failJob(
        lease_expires_at = NULL, last_error = ?, updated_at = ?
      WHERE id = ? AND locked_by = ? AND attempts = ? AND state = 'running'
      RETURNING state`,
-    [retry, retry, o.retryAt ?? o.now, retry, o.now, retry, errorText(o.error), o.now, lease.id, workerId, lease.attempts],
+    [retry, retry, o.retryAt ?? o.now, retry, o.now, retry, safeErrorText(o.error), o.now, lease.id, workerId, lease.attempts],
   );
   if (!rows.length) return 'stale';
   return rows[0].state === 'queued' ? 'retry' : 'failed';

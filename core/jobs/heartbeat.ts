@@ -1,5 +1,4 @@
-import type { DbOrTrx } from '../db/connection.ts';
-import { rawRows } from './sql.ts';
+import { type DbOrTrx, rawRows } from '../db/index.ts';
 import type { JobLease } from './complete.ts';
 
 /**

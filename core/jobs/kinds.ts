@@ -1,3 +1,5 @@
+import { JOB_STATES, type JobState } from '../db/index.ts';
+
 // The job kinds and their payload types: the single list that the API (enqueue), the worker
 // (task registry) and the operator CLI agree on.
 //
@@ -14,13 +16,6 @@ export interface JobPayloads {
   site_check: { checkId: string };
   site_crawl: { crawlId: string };
   webhook_delivery: { deliveryId: string };
-  /** Does nothing: tests and benchmarks. */
-  noop: Record<string, never>;
-  /**
-   * Test-only: records each run in a `job_test_runs` table that only tests create; without the
-   * table the job fails. Harmless in production, where nothing enqueues it.
-   */
-  test_record: { sleepMs?: number; failUntilAttempt?: number };
 }
 
 export type JobKind = keyof JobPayloads;
@@ -42,8 +37,6 @@ export const jobKinds = {
   site_check: { maxAttempts: 3, backoffBaseMs: 30_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 10 * MINUTE },
   site_crawl: { maxAttempts: 3, backoffBaseMs: 1 * MINUTE, backoffMaxMs: 30 * MINUTE, timeoutMs: 2 * 60 * MINUTE },
   webhook_delivery: { maxAttempts: 3, backoffBaseMs: 30_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 2 * MINUTE },
-  noop: { maxAttempts: 3, backoffBaseMs: 1_000, backoffMaxMs: 10_000, timeoutMs: 0 },
-  test_record: { maxAttempts: 3, backoffBaseMs: 200, backoffMaxMs: 2_000, timeoutMs: 0 },
 } as const satisfies { [K in JobKind]: RetryPolicy };
 
 export const JOB_KINDS = Object.keys(jobKinds) as JobKind[];
@@ -52,12 +45,17 @@ export function isJobKind(value: unknown): value is JobKind {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(jobKinds, value);
 }
 
+/**
+ * Kinds outside this list are run only by workers that registered a handler for them (tests and
+ * benchmarks extend the registry); they get this policy.
+ */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 3, backoffBaseMs: 1_000, backoffMaxMs: 10_000, timeoutMs: 0 };
+
 export function retryPolicy(kind: string): RetryPolicy {
-  return isJobKind(kind) ? jobKinds[kind] : jobKinds.noop;
+  return isJobKind(kind) ? jobKinds[kind] : DEFAULT_RETRY_POLICY;
 }
 
-export const JOB_STATES = ['queued', 'running', 'done', 'failed', 'cancelled'] as const;
-export type JobState = (typeof JOB_STATES)[number];
+export { JOB_STATES, type JobState };
 
 export function isJobState(value: unknown): value is JobState {
   return typeof value === 'string' && (JOB_STATES as readonly string[]).includes(value);

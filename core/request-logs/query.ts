@@ -1,8 +1,8 @@
-import type { Knex } from 'knex';
-import type { DbOrTrx } from '../db/connection.ts';
-import { ValidationFailed } from '../errors.ts';
-import { toIso } from '../clock.ts';
-import { DAY_MS, ERROR_STATUS, HOUR_MS, type RequestLogRow } from './types.ts';
+import { raw, type QueryBuilder, type Model } from 'objection';
+import { RequestLog, RequestLogHourly, RequestLogRollup, type DbOrTrx } from '../db/index.ts';
+import { ValidationFailed, toIso } from '../platform/index.ts';
+import type { Schemas } from '../contract/index.ts';
+import { DAY_MS, ERROR_STATUS, HOUR_MS, requestLogToApi } from './types.ts';
 
 // GET /v1/logs (CONTRACT section 7): a page of rows, newest first by (created_at, id), and
 // `meta` over the whole filtered window. The page walks request_logs_list_idx (or the failed
@@ -61,7 +61,7 @@ export function logWindow(now: number, days: number): LogWindow {
 }
 
 /** `q` as a LIKE pattern: lower case, `\`, `%` and `_` escaped, wrapped in `%`. */
-export function likePattern(q: string): string {
+function likePattern(q: string): string {
   return `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
@@ -69,7 +69,7 @@ export function likePattern(q: string): string {
  * The filters both request_logs and request_log_rollups understand (same column names).
  * The status conditions are literal SQL so the planner can match request_logs_failed_idx.
  */
-function applyColumnFilters(q: Knex.QueryBuilder, f: LogFilters): void {
+function applyColumnFilters<M extends Model>(q: QueryBuilder<M, M[]>, f: LogFilters): void {
   if (f.status === 'failed') q.whereRaw(`status_code >= ${ERROR_STATUS}`);
   if (f.status === 'success') q.whereRaw(`status_code < ${ERROR_STATUS}`);
   if (f.method) q.where('method', f.method);
@@ -77,7 +77,7 @@ function applyColumnFilters(q: Knex.QueryBuilder, f: LogFilters): void {
   if (f.route) q.where('route', f.route);
 }
 
-function applyRowFilters(q: Knex.QueryBuilder, f: LogFilters, w: LogWindow): void {
+function applyRowFilters(q: QueryBuilder<RequestLog, RequestLog[]>, f: LogFilters, w: LogWindow): void {
   q.where('workspace_id', f.workspaceId).where('created_at', '>=', w.start).where('created_at', '<', w.end);
   applyColumnFilters(q, f);
   if (f.q) {
@@ -93,9 +93,7 @@ function applyRowFilters(q: Knex.QueryBuilder, f: LogFilters, w: LogWindow): voi
 /** Where the `before` cursor sits: its row, or the time a UUID v7 carries if the row is gone. */
 async function cursorOf(db: DbOrTrx, workspaceId: string, before: string): Promise<{ createdAt: number; id: string }> {
   const id = before.toLowerCase();
-  const row = (await db('request_logs').where({ id, workspace_id: workspaceId }).first('created_at')) as
-    | { created_at: number | string }
-    | undefined;
+  const row = await RequestLog.query(db).where({ id, workspace_id: workspaceId }).select('created_at').first();
   if (row) return { createdAt: Number(row.created_at), id };
   // Pruned (or never here): log ids are UUID v7 minted from created_at (store.ts), so the
   // id alone still says where the page ends; answering the same way whether or not the id
@@ -108,11 +106,11 @@ async function cursorOf(db: DbOrTrx, workspaceId: string, before: string): Promi
 
 /** `days` and `status` alone: one row per hour. */
 async function metaFromHourly(db: DbOrTrx, f: LogFilters, w: LogWindow): Promise<Array<{ at: number; total: number; errors: number }>> {
-  const rows = (await db('request_log_hourly')
+  const rows = await RequestLogHourly.query(db)
     .where('workspace_id', f.workspaceId)
     .where('hour_start', '>=', w.start)
     .where('hour_start', '<', w.end)
-    .select('hour_start', 'total', 'errors')) as Array<{ hour_start: number | string; total: number | string; errors: number | string }>;
+    .select('hour_start', 'total', 'errors');
   return rows.map((r) => {
     const total = Number(r.total);
     const errors = Number(r.errors);
@@ -124,28 +122,24 @@ async function metaFromHourly(db: DbOrTrx, f: LogFilters, w: LogWindow): Promise
 
 /** With `method`, `status_code` or `route`: summed over the matching (method, route, status) rows of each hour. */
 async function metaFromRollups(db: DbOrTrx, f: LogFilters, w: LogWindow): Promise<Array<{ at: number; total: number; errors: number }>> {
-  const q = db('request_log_rollups')
+  const q = RequestLogRollup.query(db)
     .where('workspace_id', f.workspaceId)
     .where('hour_start', '>=', w.start)
     .where('hour_start', '<', w.end)
-    .select('hour_start as at')
-    .sum({ total: 'total' })
-    .select(db.raw(`SUM(CASE WHEN status_code >= ${ERROR_STATUS} THEN total ELSE 0 END) AS errors`))
+    .select('hour_start as at', raw('SUM(total) AS total'), raw(`SUM(CASE WHEN status_code >= ${ERROR_STATUS} THEN total ELSE 0 END) AS errors`))
     .groupBy('hour_start');
   applyColumnFilters(q, f);
-  const rows = (await q) as Array<{ at: number | string; total: number | string; errors: number | string }>;
+  const rows = (await q) as unknown as Array<{ at: number | string; total: number | string; errors: number | string }>;
   return rows.map((r) => ({ at: Number(r.at), total: Number(r.total), errors: Number(r.errors) }));
 }
 
 async function metaFromRows(db: DbOrTrx, f: LogFilters, w: LogWindow): Promise<Array<{ at: number; total: number; errors: number }>> {
   const bucket = `created_at - (created_at % ${w.bucketMs})`;
-  const q = db('request_logs')
-    .select(db.raw(`${bucket} AS at`))
-    .count({ total: '*' })
-    .select(db.raw(`SUM(CASE WHEN status_code >= ${ERROR_STATUS} THEN 1 ELSE 0 END) AS errors`))
+  const q = RequestLog.query(db)
+    .select(raw(`${bucket} AS at`), raw('COUNT(*) AS total'), raw(`SUM(CASE WHEN status_code >= ${ERROR_STATUS} THEN 1 ELSE 0 END) AS errors`))
     .groupByRaw(bucket);
   applyRowFilters(q, f, w);
-  const rows = (await q) as Array<{ at: number | string; total: number | string; errors: number | string }>;
+  const rows = (await q) as unknown as Array<{ at: number | string; total: number | string; errors: number | string }>;
   return rows.map((r) => ({ at: Number(r.at), total: Number(r.total), errors: Number(r.errors) }));
 }
 
@@ -172,10 +166,9 @@ export async function logMeta(db: DbOrTrx, f: LogFilters, w: LogWindow): Promise
 }
 
 /** One page of rows plus meta. */
-export async function listRequestLogs(db: DbOrTrx, query: LogQuery): Promise<{ rows: RequestLogRow[]; meta: LogMeta }> {
+export async function listRequestLogs(db: DbOrTrx, query: LogQuery): Promise<{ data: Schemas['LogRow'][]; meta: LogMeta }> {
   const w = logWindow(query.now, query.days);
-  const page = db('request_logs')
-    .select('*')
+  const page = RequestLog.query(db)
     .orderBy([
       { column: 'created_at', order: 'desc' },
       { column: 'id', order: 'desc' },
@@ -189,10 +182,7 @@ export async function listRequestLogs(db: DbOrTrx, query: LogQuery): Promise<{ r
       .where('created_at', '<=', c.createdAt)
       .where((k) => k.where('created_at', '<', c.createdAt).orWhere('id', '<', c.id));
   }
-  const [rows, meta] = await Promise.all([page as Promise<RequestLogRow[]>, logMeta(db, query, w)]);
+  const [rows, meta] = await Promise.all([page, logMeta(db, query, w)]);
   const hasMore = rows.length > query.limit;
-  return {
-    rows: (hasMore ? rows.slice(0, query.limit) : rows).map((r) => ({ ...r, created_at: Number(r.created_at) })),
-    meta: { ...meta, has_more: hasMore },
-  };
+  return { data: (hasMore ? rows.slice(0, query.limit) : rows).map(requestLogToApi), meta: { ...meta, has_more: hasMore } };
 }

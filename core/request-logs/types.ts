@@ -1,5 +1,7 @@
-import type { components } from '../../generated/types.ts';
-import { toIso } from '../clock.ts';
+import type { ModelObject } from 'objection';
+import type { RequestLog, RequestLogHourly, RequestLogRollup } from '../db/index.ts';
+import type { Schemas } from '../contract/index.ts';
+import { toIso } from '../platform/index.ts';
 
 /** One finished /v1 request, as the HTTP layer hands it over (CONTRACT section 7). */
 export interface RequestLogInput {
@@ -18,43 +20,12 @@ export interface RequestLogInput {
   createdAt: number;
 }
 
-/** A row of `request_logs`. */
-export interface RequestLogRow {
-  id: string;
-  workspace_id: string;
-  method: string;
-  path: string;
-  route: string | null;
-  status_code: number;
-  duration_ms: number;
-  error_message: string | null;
-  api_key_id: string | null;
-  created_at: number;
-}
-
-/** A row of `request_log_hourly`: requests and failed requests of one workspace and UTC hour. */
-export interface RequestLogHourlyRow {
-  id: string;
-  workspace_id: string;
-  hour_start: number;
-  total: number;
-  errors: number;
-}
-
-/** A row of `request_log_rollups`: requests of one workspace, UTC hour, method, route and status. */
-export interface RequestLogRollupRow {
-  id: string;
-  workspace_id: string;
-  hour_start: number;
-  method: string;
-  /** '' when no route matched. */
-  route: string;
-  status_code: number;
-  total: number;
-}
+export type RequestLogRow = ModelObject<RequestLog>;
+export type RequestLogHourlyRow = ModelObject<RequestLogHourly>;
+export type RequestLogRollupRow = ModelObject<RequestLogRollup>;
 
 /** The API shape of a log row, as the document defines it. */
-export type RequestLogApi = components['schemas']['LogRow'];
+export type RequestLogApi = Schemas['LogRow'];
 
 export function requestLogToApi(row: RequestLogRow): RequestLogApi {
   return {
@@ -71,8 +42,7 @@ export function requestLogToApi(row: RequestLogRow): RequestLogApi {
   };
 }
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
+export { HOUR_MS, DAY_MS } from '../db/index.ts';
 
 /** `status=failed` means a status code of 400 or more (CONTRACT section 7). */
 export const ERROR_STATUS = 400;

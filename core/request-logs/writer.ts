@@ -1,4 +1,4 @@
-import type { Db } from '../db/connection.ts';
+import type { Db } from '../db/index.ts';
 import type { RequestLogInput } from './types.ts';
 import { writeRequestLogs } from './store.ts';
 

@@ -1,22 +1,18 @@
-import { activityRowToApi } from '../../core/activity.ts';
-import { listActivity, type ActivityScope } from '../../core/activity-feed.ts';
-import type { components } from '../../generated/types.ts';
+import { listActivity, type ActivityScope } from '../../core/activity/index.ts';
 import type { Handler } from '../handler-types.ts';
-
-type ActivityRowApi = components['schemas']['ActivityRow'];
 
 export const list: Handler<'Activity_list'> = async ({ db, auth, access, query }) => {
   let scope: ActivityScope;
   if (query.workspace_id) {
     // 404 unless the caller can see it (a bound key: only its own).
-    const ws = await access.workspace(query.workspace_id);
-    scope = { workspaceIds: [ws.workspace.id], accountId: null };
+    const { workspace } = await access.workspace(query.workspace_id);
+    scope = { workspaceIds: [workspace.id], accountId: null };
   } else {
     // Every workspace the caller belongs to; an unbound key adds its account's own rows and the
     // security rows of the account's deleted workspaces (CONTRACT 1.2 and 3).
     scope = { workspaceIds: await access.workspaceIds(), accountId: auth.workspaceId ? null : auth.accountId };
   }
-  const { rows, nextCursor } = await listActivity(db, {
+  const { data, nextCursor } = await listActivity(db, {
     scope,
     kind: query.kind,
     from: query.from === undefined ? undefined : Date.parse(query.from),
@@ -24,6 +20,5 @@ export const list: Handler<'Activity_list'> = async ({ db, auth, access, query }
     limit: query.limit ?? 50,
     cursor: query.cursor,
   });
-  // Kinds and actor types come from the writers in core/activity.ts, which the schema enumerates.
-  return { status: 200, body: { data: rows.map((r) => activityRowToApi(r) as ActivityRowApi), meta: { next_cursor: nextCursor } } };
+  return { status: 200, body: { data, meta: { next_cursor: nextCursor } } };
 };

@@ -1,12 +1,11 @@
-import { nowMs } from '../../core/clock.ts';
-import { listRequestLogs } from '../../core/request-logs/query.ts';
-import { requestLogToApi } from '../../core/request-logs/types.ts';
+import { nowMs } from '../../core/platform/index.ts';
+import { listRequestLogs } from '../../core/request-logs/index.ts';
 import type { Handler } from '../handler-types.ts';
 
 export const list: Handler<'Logs_list'> = async ({ db, access, query }) => {
-  const { id: workspaceId } = (await access.workspace(query.workspace_id)).workspace;
-  const { rows, meta } = await listRequestLogs(db, {
-    workspaceId: workspaceId.toLowerCase(),
+  const { workspace } = await access.workspace(query.workspace_id);
+  const body = await listRequestLogs(db, {
+    workspaceId: workspace.id,
     days: query.days ?? 7,
     status: query.status,
     method: query.method,
@@ -17,5 +16,5 @@ export const list: Handler<'Logs_list'> = async ({ db, access, query }) => {
     before: query.before,
     now: nowMs(),
   });
-  return { status: 200, body: { data: rows.map(requestLogToApi), meta } };
+  return { status: 200, body };
 };

@@ -1,4 +1,4 @@
-import { DomainError } from '../../core/errors.ts';
+import { DomainError } from '../../core/platform/index.ts';
 
 /** Placeholder for operations whose capability has not landed yet: an honest 501, never a fake answer. */
 export async function notImplemented(): Promise<never> {

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { loadConfig } from '../../core/config.ts';
-import { bindModels, type Db } from '../../core/db/connection.ts';
-import { createLogger } from '../../core/logger.ts';
-import { createUser, setWorkspaceLimit } from '../../core/accounts.ts';
-import { addMember, type Role } from '../../core/memberships.ts';
-import { createApiKey, revokeApiKey } from '../../core/api-keys.ts';
-import { createWorkspace } from '../../core/workspaces.ts';
+import { loadConfig, createLogger } from '../../core/platform/index.ts';
+import { bindModels, type Db } from '../../core/db/index.ts';
+import { createUser, setWorkspaceLimit, addMember, type Role, createApiKey, revokeApiKey } from '../../core/access/index.ts';
+import { createWorkspace } from '../../core/workspaces/index.ts';
 import { startServer, type RunningServer } from '../../server/server.ts';
 import type { RequestLogSink } from '../../server/request-log.ts';
 import { freshDb } from './databases.ts';

@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import knexFactory from 'knex';
-import { createDb, type Db } from '../../core/db/connection.ts';
-import { migrateLatest } from '../../core/db/migrate.ts';
+import { createDb, type Db, migrateLatest } from '../../core/db/index.ts';
 
 export interface TestDatabase {
   /** `sqlite` or `postgres`, for test names. */

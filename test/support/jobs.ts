@@ -1,10 +1,10 @@
 // Helpers shared by the jobs tests (test/jobs-*.test.ts).
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import type { Db } from '../../core/db/connection.ts';
+import type { Db, Job } from '../../core/db/index.ts';
 import { Runner, type RunnerOptions } from '../../worker/runner.ts';
 import { tasks } from '../../worker/tasks/index.ts';
-import type { JobRow } from '../../core/jobs/admin.ts';
+import { testTasks } from './test-tasks.ts';
 
 /** A logger that keeps its JSON lines in memory. */
 export function memoryLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
@@ -21,7 +21,7 @@ export function memoryLogger(): { logger: Logger; lines: Array<Record<string, un
 export function testRunner(db: Db, o: Partial<RunnerOptions> = {}): Runner {
   return new Runner({
     db,
-    tasks,
+    tasks: { ...testTasks, ...tasks },
     logger: o.logger ?? memoryLogger().logger,
     concurrency: 4,
     pollMs: 60_000,
@@ -54,7 +54,7 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | false | nul
   }
 }
 
-export type JobRowForTests = JobRow;
+export type JobRowForTests = Omit<Job, 'payload'> & { payload: string };
 
 export async function jobRow(db: Db, id: string): Promise<JobRowForTests> {
   const row = (await db('jobs').where({ id }).first()) as JobRowForTests | undefined;

@@ -1,9 +1,7 @@
 import type { TaskRegistry } from '../task.ts';
 import { maintenance } from './maintenance.ts';
-import { noop } from './noop.ts';
 import { site_check } from './site_check.ts';
 import { site_crawl } from './site_crawl.ts';
-import { test_record } from './test_record.ts';
 import { webhook_delivery } from './webhook_delivery.ts';
 
 // The task registry: one file per kind, named after the kind. `satisfies` makes a declared kind
@@ -13,6 +11,4 @@ export const tasks = {
   site_check,
   site_crawl,
   webhook_delivery,
-  noop,
-  test_record,
 } satisfies TaskRegistry;

@@ -1,6 +1,7 @@
 import type { TaskHandler } from '../task.ts';
 
-// Placeholder until the site_check capability lands: logs and completes.
-export const site_check: TaskHandler<'site_check'> = async (payload, ctx) => {
-  ctx.logger.warn({ checkId: payload.checkId }, 'site_check has not landed yet; completing the job without doing anything');
+// Not built yet. The job must not complete without its effect, so it fails with a retryable
+// error and waits (its record stays queued) until a release that runs it.
+export const site_check: TaskHandler<'site_check'> = async () => {
+  throw new Error('site_check jobs are not run by this release yet');
 };

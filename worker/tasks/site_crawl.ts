@@ -1,6 +1,7 @@
 import type { TaskHandler } from '../task.ts';
 
-// Placeholder until the site_crawl capability lands: logs and completes.
-export const site_crawl: TaskHandler<'site_crawl'> = async (payload, ctx) => {
-  ctx.logger.warn({ crawlId: payload.crawlId }, 'site_crawl has not landed yet; completing the job without doing anything');
+// Not built yet. The job must not complete without its effect, so it fails with a retryable
+// error and waits (its record stays queued) until a release that runs it.
+export const site_crawl: TaskHandler<'site_crawl'> = async () => {
+  throw new Error('site_crawl jobs are not run by this release yet');
 };

@@ -1,6 +1,7 @@
 import type { TaskHandler } from '../task.ts';
 
-// Placeholder until the webhook_delivery capability lands: logs and completes.
-export const webhook_delivery: TaskHandler<'webhook_delivery'> = async (payload, ctx) => {
-  ctx.logger.warn({ deliveryId: payload.deliveryId }, 'webhook_delivery has not landed yet; completing the job without doing anything');
+// Not built yet. The job must not complete without its effect, so it fails with a retryable
+// error and waits (its record stays queued) until a release that runs it.
+export const webhook_delivery: TaskHandler<'webhook_delivery'> = async () => {
+  throw new Error('webhook_delivery jobs are not run by this release yet');
 };

@@ -832,10 +832,24 @@ export interface components {
             status: number;
         };
         /**
+         * @description A user's role in a workspace, highest first: owner > admin > member > viewer. Every role may
+         *     read; recording deploys needs member; updating a workspace and managing webhooks need admin;
+         *     deleting a workspace needs owner. A key acts with its user's role, looked up on every request,
+         *     so a changed role or a removed membership takes effect on the next request.
+         * @enum {string}
+         */
+        Role: "owner" | "admin" | "member" | "viewer";
+        /**
          * @description Lifecycle of a check or crawl: `queued -> running -> finished | failed`.
          * @enum {string}
          */
         RunState: "queued" | "running" | "finished" | "failed";
+        /**
+         * @description Scopes an API key carries; each operation names the one it needs (`x-scope`). Keys are created
+         *     by an operator (`npm run admin -- keys create --scopes ...`), never through the API.
+         * @enum {string}
+         */
+        Scope: "deploys" | "search" | "workspaces" | "webhooks";
         /**
          * @description How bad a finding is.
          * @enum {string}
@@ -1245,6 +1259,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     Deploys_list: {
@@ -1313,6 +1341,20 @@ export interface operations {
             /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1406,6 +1448,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     Deploys_get: {
@@ -1467,6 +1523,20 @@ export interface operations {
             /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1557,6 +1627,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     SiteChecks_latest: {
@@ -1625,6 +1709,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     Webhooks_list: {
@@ -1687,6 +1785,20 @@ export interface operations {
             /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1780,6 +1892,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     Webhooks_get: {
@@ -1841,6 +1967,20 @@ export interface operations {
             /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1936,6 +2076,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     Webhooks_delete: {
@@ -1995,6 +2149,20 @@ export interface operations {
             /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2072,6 +2240,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     Webhooks_getDelivery: {
@@ -2134,6 +2316,20 @@ export interface operations {
             /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2217,6 +2413,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     Webhooks_test: {
@@ -2284,6 +2494,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     Workspaces_list: {
@@ -2343,6 +2567,20 @@ export interface operations {
             /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2454,6 +2692,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     Workspaces_get: {
@@ -2515,6 +2767,20 @@ export interface operations {
             /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2610,6 +2876,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     Workspaces_delete: {
@@ -2669,6 +2949,20 @@ export interface operations {
             /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {

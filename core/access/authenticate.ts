@@ -1,0 +1,119 @@
+import crypto from 'node:crypto';
+import type { DbOrTrx } from '../db/index.ts';
+import { nowMs } from '../platform/index.ts';
+import { hashKey, isScope, looksLikeKey, type Scope } from './key-format.ts';
+import { isRole } from './roles.ts';
+import type { Caller, VisibleWorkspace, WorkspaceRow } from './visibility.ts';
+
+/** What a request authenticated with an API key may act as. */
+export interface AuthContext extends Caller {
+  keyId: string;
+  /** The key's name as the operator gave it (the activity feed's actor label), or null. */
+  keyName: string | null;
+  /** The key user's account. */
+  accountId: string;
+  scopes: Scope[];
+}
+
+/**
+ * The workspace a request is about, when the HTTP layer can tell before reading anything:
+ * named directly (a path, `workspace_id`, a body's `workspaceId`), or as the workspace of a
+ * row the path names (`/v1/deploys/{id}`). The key's binding is the default.
+ */
+export type WorkspaceHint = { workspaceId: string } | { table: 'deploys' | 'webhooks'; id: string } | null;
+
+export interface Authenticated {
+  auth: AuthContext;
+  /** The hinted workspace and the caller's role in it, when the user is a member of it. */
+  prefetched: VisibleWorkspace | null;
+}
+
+/** last_used_at is refreshed at most this often per key, so reads do not all become writes. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+const WORKSPACE_COLUMNS = ['id', 'account_id', 'name', 'slug', 'type', 'logo', 'website', 'timezone', 'country', 'description', 'language', 'created_at', 'updated_at'] as const;
+
+/**
+ * The caller behind a raw `X-API-Key` value, or null for a malformed, unknown or revoked key.
+ * Malformed keys (bad format or checksum) never reach the database.
+ *
+ * Nothing is cached: a revoked key, a removed membership or a changed role takes effect on the
+ * very next request on every process. To keep that as cheap as the old 5 s cache, the key, its
+ * user's account, and the caller's role in and row of the hinted workspace come back in one
+ * query, and the access check then needs none of its own. Plain Knex rather than the models:
+ * this runs on every request (bench:api: the model layer cost about as much CPU as the query).
+ */
+export async function authenticateKey(db: DbOrTrx, rawKey: string | null | undefined, hint: WorkspaceHint = null): Promise<Authenticated | null> {
+  if (!looksLikeKey(rawKey)) return null;
+  const digest = hashKey(rawKey);
+  let target = 'k.workspace_id';
+  const bindings: string[] = [];
+  if (hint && 'workspaceId' in hint) {
+    target = 'COALESCE(?, k.workspace_id)';
+    bindings.push(hint.workspaceId);
+  } else if (hint) {
+    target = `COALESCE((SELECT workspace_id FROM ${hint.table} WHERE id = ?), k.workspace_id)`;
+    bindings.push(hint.id);
+  }
+  const row = (await db('api_keys as k')
+    .join('users as u', 'u.id', 'k.user_id')
+    .leftJoin('memberships as m', (j) => j.on('m.user_id', '=', 'k.user_id').andOn('m.workspace_id', '=', db.raw(target, bindings)))
+    .leftJoin('workspaces as w', 'w.id', 'm.workspace_id')
+    .where('k.key_hash', digest)
+    .first(
+      'k.id',
+      'k.user_id',
+      'k.workspace_id',
+      'k.name',
+      'k.key_hash',
+      'k.scopes',
+      'k.last_used_at',
+      'k.revoked_at',
+      'u.account_id',
+      'm.role as m_role',
+      ...WORKSPACE_COLUMNS.map((c) => `w.${c} as w_${c}`),
+    )) as Record<string, unknown> | undefined;
+  if (!row) return null;
+  // The lookup is by an indexed digest, so its timing says nothing useful about the key;
+  // comparing again in constant time guards against an index or collation that would
+  // match a value that is not byte-for-byte equal.
+  const stored = Buffer.from(String(row.key_hash), 'utf8');
+  const given = Buffer.from(digest, 'utf8');
+  if (stored.length !== given.length || !crypto.timingSafeEqual(stored, given)) return null;
+  if (row.revoked_at !== null && row.revoked_at !== undefined) return null;
+
+  const keyId = String(row.id);
+  touchLastUsed(db, keyId, row.last_used_at as number | null);
+  const auth: AuthContext = {
+    keyId,
+    keyName: (row.name as string | null) ?? null,
+    userId: String(row.user_id),
+    accountId: String(row.account_id),
+    workspaceId: (row.workspace_id as string | null) ?? null,
+    scopes: String(row.scopes).split(',').filter(isScope),
+  };
+  let prefetched: VisibleWorkspace | null = null;
+  if (row.w_id && isRole(row.m_role)) {
+    const workspace = Object.fromEntries(WORKSPACE_COLUMNS.map((c) => [c, row[`w_${c}`] ?? null])) as unknown as WorkspaceRow;
+    prefetched = { workspace, role: row.m_role };
+  }
+  return { auth, prefetched };
+}
+
+/**
+ * Bookkeeping off the request's path: at most once a minute per key (conditional, so concurrent
+ * requests write once), never waiting for a busy database, and never failing the request.
+ */
+function touchLastUsed(db: DbOrTrx, keyId: string, lastUsedAt: number | null): void {
+  const now = nowMs();
+  if (lastUsedAt !== null && lastUsedAt !== undefined && now - Number(lastUsedAt) < LAST_USED_RESOLUTION_MS) return;
+  db('api_keys')
+    .where({ id: keyId })
+    .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<=', now - LAST_USED_RESOLUTION_MS))
+    .update({ last_used_at: now })
+    .options({ busyWaitMs: 0 })
+    .then(
+      () => {},
+      () => {},
+    );
+}

@@ -1,0 +1,17 @@
+// Access: accounts, users, memberships and roles, API keys (format, creation, revocation,
+// authentication) and who may see which workspace.
+export { DEFAULT_WORKSPACE_LIMIT, createAccount, getAccount, setWorkspaceLimit, type AccountInfo } from './accounts.ts';
+export { createUser, isEmail, normalizeEmail } from './users.ts';
+export { ROLES, isRole, roleAtLeast, type Role } from './roles.ts';
+export { addMember, removeMember, roleIn, type MemberChange } from './memberships.ts';
+export { createApiKey, revokeApiKey, parseScopes, type CreatedApiKey } from './api-keys.ts';
+export { SCOPES, isScope, looksLikeKey, generateKey, hashKey, keyHint, KEY_PREFIX, KEY_LENGTH, crc32, type Scope } from './key-format.ts';
+export {
+  authenticateKey,
+  LAST_USED_RESOLUTION_MS,
+  type AuthContext,
+  type Authenticated,
+  type WorkspaceHint,
+} from './authenticate.ts';
+export { visibleWorkspace, visibleWorkspaceIds, bindingAllows, type Caller, type VisibleWorkspace, type WorkspaceRow } from './visibility.ts';
+export { WorkspaceGuard } from './guard.ts';

@@ -1,0 +1,261 @@
+import type { DbOrTrx } from '../db/index.ts';
+import { Activity, Workspace } from '../db/index.ts';
+import { newId, nowMs, toIso } from '../platform/index.ts';
+import type { Schemas } from '../contract/index.ts';
+
+// Every activity row is written here, so the set of kinds and actions stays in one file
+// and the reader (GET /v1/activity) and the TypeSpec docs can list them.
+//
+// Scoping (CONTRACT 1.2): a row about a workspace carries workspace_id AND account_id
+// (the account that owns the workspace), so its security rows stay readable by that
+// account's users after the workspace is deleted; an account-level row (a limit change,
+// an unbound key) has workspace_id null and account_id set.
+
+export type ActivityKind = Schemas['ActivityKind'];
+
+/**
+ * Who did it: `user` or `api_key` for requests; `system` for the worker (automatic
+ * pauses, delivery attempts) and for the operator CLI, told apart by the label.
+ */
+export type Actor = Schemas['ActivityActor'];
+
+export const SYSTEM_ACTOR: Actor = { type: 'system', id: null, label: 'sitehealth' };
+
+/** The admin CLI: the published actor types are user, api_key and system (spec/activity.tsp). */
+export function operatorActor(label = 'admin CLI'): Actor {
+  return { type: 'system', id: null, label };
+}
+
+/**
+ * The actor for a request made with an API key: the key's id and name, never any part of the
+ * key itself (a label is shown to every member, viewers included).
+ */
+export function keyActor(key: { keyId: string; keyName: string | null }): Actor {
+  return { type: 'api_key', id: key.keyId, label: key.keyName };
+}
+
+interface Base {
+  actor: Actor;
+  /** Defaults to now; a delivery attempt passes the time it was made. */
+  at?: number;
+}
+
+/** Workspace rows: accountId may be omitted and is then read from the workspace. */
+interface WorkspaceScoped extends Base {
+  workspaceId: string;
+  accountId?: string;
+}
+
+interface AccountScoped extends Base {
+  accountId: string;
+}
+
+type Action =
+  | 'member.joined'
+  | 'member.left'
+  | 'member.role_changed'
+  | 'api_key.created'
+  | 'api_key.revoked'
+  | 'workspace_limit.changed'
+  | 'workspace_limit.reached'
+  | 'webhook.delivery.succeeded'
+  | 'webhook.delivery.failed'
+  | 'webhook.paused'
+  | 'webhook.enabled';
+
+interface Insert {
+  kind: ActivityKind;
+  action: Action;
+  accountId: string | null;
+  workspaceId: string | null;
+  actor: Actor;
+  target: { type: string; id: string | null } | null;
+  details: Record<string, unknown>;
+  at?: number;
+}
+
+async function insert(db: DbOrTrx, row: Insert): Promise<string> {
+  const id = newId();
+  await Activity.query(db).insert({
+    id,
+    account_id: row.accountId,
+    workspace_id: row.workspaceId,
+    kind: row.kind,
+    action: row.action,
+    actor_type: row.actor.type,
+    actor_id: row.actor.id,
+    actor_label: row.actor.label === null ? null : row.actor.label.slice(0, 320),
+    target_type: row.target?.type ?? null,
+    target_id: row.target?.id ?? null,
+    details: row.details,
+    created_at: row.at ?? nowMs(),
+  });
+  return id;
+}
+
+async function accountOfWorkspace(db: DbOrTrx, f: WorkspaceScoped): Promise<string | null> {
+  if (f.accountId) return f.accountId;
+  const ws = await Workspace.query(db).findById(f.workspaceId).select('account_id');
+  return ws?.account_id ?? null;
+}
+
+async function inWorkspace(db: DbOrTrx, f: WorkspaceScoped, row: Omit<Insert, 'accountId' | 'workspaceId' | 'actor' | 'at'>): Promise<string> {
+  return insert(db, { ...row, accountId: await accountOfWorkspace(db, f), workspaceId: f.workspaceId, actor: f.actor, at: f.at });
+}
+
+function inAccount(f: AccountScoped, row: Omit<Insert, 'accountId' | 'workspaceId' | 'actor' | 'at'>): Insert {
+  return { ...row, accountId: f.accountId, workspaceId: null, actor: f.actor, at: f.at };
+}
+
+// ---------------------------------------------------------------- security: members
+
+export interface MemberFields extends WorkspaceScoped {
+  userId: string;
+  email?: string | null;
+  role: string;
+}
+
+function memberRow(action: 'member.joined' | 'member.left', f: MemberFields) {
+  return { kind: 'security' as const, action, target: { type: 'user', id: f.userId }, details: { email: f.email ?? null, role: f.role } };
+}
+
+export function memberJoined(db: DbOrTrx, f: MemberFields): Promise<string> {
+  return inWorkspace(db, f, memberRow('member.joined', f));
+}
+
+export function memberLeft(db: DbOrTrx, f: MemberFields): Promise<string> {
+  return inWorkspace(db, f, memberRow('member.left', f));
+}
+
+export function memberRoleChanged(db: DbOrTrx, f: Omit<MemberFields, 'role'> & { from: string; to: string }): Promise<string> {
+  return inWorkspace(db, f, {
+    kind: 'security',
+    action: 'member.role_changed',
+    target: { type: 'user', id: f.userId },
+    details: { email: f.email ?? null, from: f.from, to: f.to },
+  });
+}
+
+// ---------------------------------------------------------------- security: API keys
+
+export interface ApiKeyFields extends Base {
+  /** The account the row belongs to: the workspace's for a bound key, else the user's. */
+  accountId: string;
+  /** Set for a key bound to a workspace; null for an account-level (unbound) key. */
+  workspaceId: string | null;
+  keyId: string;
+  userId: string;
+  scopes: readonly string[];
+  name?: string | null;
+}
+
+function apiKeyRow(f: ApiKeyFields, action: 'api_key.created' | 'api_key.revoked'): Insert {
+  // The key's id and name identify it; no part of the key itself is written.
+  return {
+    kind: 'security',
+    action,
+    accountId: f.accountId,
+    workspaceId: f.workspaceId,
+    actor: f.actor,
+    at: f.at,
+    target: { type: 'api_key', id: f.keyId },
+    details: { user_id: f.userId, name: f.name ?? null, scopes: [...f.scopes] },
+  };
+}
+
+export function apiKeyCreated(db: DbOrTrx, f: ApiKeyFields): Promise<string> {
+  return insert(db, apiKeyRow(f, 'api_key.created'));
+}
+
+export function apiKeyRevoked(db: DbOrTrx, f: ApiKeyFields): Promise<string> {
+  return insert(db, apiKeyRow(f, 'api_key.revoked'));
+}
+
+// ---------------------------------------------------------------- billing
+
+export function workspaceLimitChanged(db: DbOrTrx, f: AccountScoped & { from: number; to: number }): Promise<string> {
+  return insert(
+    db,
+    inAccount(f, { kind: 'billing', action: 'workspace_limit.changed', target: { type: 'account', id: f.accountId }, details: { from: f.from, to: f.to } }),
+  );
+}
+
+/** A workspace creation refused with 402; written outside the rolled-back transaction. */
+export function workspaceLimitReached(db: DbOrTrx, f: AccountScoped & { limit: number; count: number; userId?: string | null }): Promise<string> {
+  return insert(
+    db,
+    inAccount(f, {
+      kind: 'billing',
+      action: 'workspace_limit.reached',
+      target: { type: 'account', id: f.accountId },
+      details: { limit: f.limit, workspaces: f.count, user_id: f.userId ?? null },
+    }),
+  );
+}
+
+// ---------------------------------------------------------------- webhooks
+
+export interface DeliveryFields extends WorkspaceScoped {
+  webhookId: string;
+  /** The attempt record's id. */
+  deliveryId: string;
+  deliveryKey: string;
+  event: string;
+  attempt: number;
+  responseStatus: number | null;
+  durationMs: number;
+  /** Why it failed (timeout, blocked address, ...); never a secret. */
+  error?: string | null;
+  nextRetryAt?: number | null;
+}
+
+function deliveryRow(action: 'webhook.delivery.succeeded' | 'webhook.delivery.failed', f: DeliveryFields) {
+  return {
+    kind: 'webhook' as const,
+    action,
+    target: { type: 'webhook', id: f.webhookId },
+    details: {
+      delivery_id: f.deliveryId,
+      delivery_key: f.deliveryKey,
+      event: f.event,
+      attempt: f.attempt,
+      response_status: f.responseStatus,
+      duration_ms: f.durationMs,
+      error: f.error ?? null,
+      next_retry_at: f.nextRetryAt == null ? null : toIso(f.nextRetryAt),
+    },
+  };
+}
+
+export function webhookDeliverySucceeded(db: DbOrTrx, f: DeliveryFields): Promise<string> {
+  return inWorkspace(db, f, deliveryRow('webhook.delivery.succeeded', f));
+}
+
+export function webhookDeliveryFailed(db: DbOrTrx, f: DeliveryFields): Promise<string> {
+  return inWorkspace(db, f, deliveryRow('webhook.delivery.failed', f));
+}
+
+export interface WebhookStateFields extends WorkspaceScoped {
+  webhookId: string;
+  /** e.g. `failure_streak`, `gone` (a 410 answer) or `user`. */
+  reason?: string | null;
+  failureCount?: number | null;
+}
+
+export function webhookPaused(db: DbOrTrx, f: WebhookStateFields): Promise<string> {
+  return inWorkspace(db, f, {
+    kind: 'webhook',
+    action: 'webhook.paused',
+    target: { type: 'webhook', id: f.webhookId },
+    details: { reason: f.reason ?? null, failure_count: f.failureCount ?? null },
+  });
+}
+
+export function webhookEnabled(db: DbOrTrx, f: WebhookStateFields): Promise<string> {
+  return inWorkspace(db, f, {
+    kind: 'webhook',
+    action: 'webhook.enabled',
+    target: { type: 'webhook', id: f.webhookId },
+    details: { reason: f.reason ?? null },
+  });
+}

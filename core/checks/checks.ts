@@ -1,0 +1,57 @@
+import { SiteCheck, type DbOrTrx } from '../db/index.ts';
+import type { Schemas } from '../contract/index.ts';
+import { siteCheckToApi } from './to-api.ts';
+
+/** The newest check of each deploy, in any state: one query for a whole page of deploys. */
+export async function newestChecksByDeploy(db: DbOrTrx, deployIds: string[]): Promise<Map<string, SiteCheck>> {
+  const out = new Map<string, SiteCheck>();
+  if (deployIds.length === 0) return out;
+  const rows = await SiteCheck.query(db).whereIn('deploy_id', deployIds).orderBy('id', 'desc');
+  for (const r of rows) if (r.deploy_id && !out.has(r.deploy_id)) out.set(r.deploy_id, r);
+  return out;
+}
+
+/** The newest check triggered by a deploy, in any state. */
+export async function newestCheckOfDeploy(db: DbOrTrx, deployId: string): Promise<SiteCheck | null> {
+  return (await SiteCheck.query(db).where({ deploy_id: deployId }).orderBy('id', 'desc').first()) ?? null;
+}
+
+/** The newest finished check of the workspace scheduled before `before` (a baseline). */
+export async function finishedCheckBefore(db: DbOrTrx, workspaceId: string, before: number): Promise<SiteCheck | null> {
+  const row = await SiteCheck.query(db)
+    .where({ workspace_id: workspaceId, state: 'finished' })
+    .andWhere('scheduled_at', '<', before)
+    .orderBy([
+      { column: 'scheduled_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .first();
+  return row ?? null;
+}
+
+/**
+ * The workspace's newest check in any state, its newest finished check, that check's baseline,
+ * what got worse between them and what is wrong in the finished check on its own.
+ */
+export async function latestSiteChecks(db: DbOrTrx, workspaceId: string): Promise<Schemas['SiteCheckLatest']> {
+  const newest = () =>
+    SiteCheck.query(db)
+      .where({ workspace_id: workspaceId })
+      .orderBy([
+        { column: 'scheduled_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .first();
+  const latest = await newest();
+  const check = await newest().where({ state: 'finished' });
+  const baseline = check ? await finishedCheckBefore(db, workspaceId, Number(check.scheduled_at)) : null;
+  const stored = check?.findings ?? {};
+  return {
+    latest: latest ? siteCheckToApi(latest) : null,
+    check: check ? siteCheckToApi(check) : null,
+    baseline: baseline ? siteCheckToApi(baseline) : null,
+    // Findings need a baseline to compare with; issues need only the check.
+    findings: baseline ? ((stored.findings ?? []) as Schemas['Finding'][]) : [],
+    issues: (stored.issues ?? []) as Schemas['SiteCheckIssue'][],
+  };
+}

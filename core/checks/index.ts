@@ -1,0 +1,3 @@
+// Site checks: the home page and key pages after a deploy, compared with the previous check.
+export { newestChecksByDeploy, newestCheckOfDeploy, finishedCheckBefore, latestSiteChecks } from './checks.ts';
+export { siteCheckToApi } from './to-api.ts';

@@ -1,0 +1,15 @@
+import { Model } from 'objection';
+
+/** A domain event written in the transaction that caused it; webhooks deliver it later. */
+export class OutboxEvent extends Model {
+  static tableName = 'events';
+  static jsonAttributes = ['data'];
+
+  declare id: string;
+  declare workspace_id: string;
+  declare type: string;
+  declare data: Record<string, unknown>;
+  declare created_at: number;
+  /** Set once the event has been fanned out to the subscribed webhooks. */
+  declare dispatched_at: number | null;
+}

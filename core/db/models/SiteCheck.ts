@@ -1,0 +1,23 @@
+import { Model } from 'objection';
+
+export type RunState = 'queued' | 'running' | 'finished' | 'failed';
+
+export class SiteCheck extends Model {
+  static tableName = 'site_checks';
+  static jsonAttributes = ['pages', 'findings'];
+
+  declare id: string;
+  declare workspace_id: string;
+  declare deploy_id: string | null;
+  declare state: RunState;
+  declare trigger_kind: 'deploy' | 'manual' | 'schedule';
+  declare scheduled_at: number;
+  declare started_at: number | null;
+  declare finished_at: number | null;
+  /** Page records (CONTRACT section 5). */
+  declare pages: unknown[];
+  /** What the check found when it finished: findings against its baseline and issues on its own. */
+  declare findings: { findings?: unknown[]; issues?: unknown[] } | null;
+  declare error: string | null;
+  declare created_at: number;
+}

@@ -1,0 +1,21 @@
+import { Model } from 'objection';
+import type { RunState } from './SiteCheck.ts';
+
+export class SiteCrawl extends Model {
+  static tableName = 'site_crawls';
+  static jsonAttributes = ['pages', 'findings'];
+
+  declare id: string;
+  declare workspace_id: string;
+  declare deploy_id: string | null;
+  declare state: RunState;
+  declare scheduled_at: number;
+  declare started_at: number | null;
+  declare finished_at: number | null;
+  declare pages_crawled: number;
+  /** Internal: the crawl's page list. */
+  declare pages: unknown[] | null;
+  declare findings: { crawlFindings?: unknown[] } | null;
+  declare error: string | null;
+  declare created_at: number;
+}

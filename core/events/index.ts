@@ -1,0 +1,2 @@
+// The events outbox: domain events written in the transactions that cause them.
+export { recordEvent, SUBSCRIBABLE_EVENTS, type EventType } from './outbox.ts';

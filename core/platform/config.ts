@@ -1,0 +1,59 @@
+// Reads the environment once; every process (server, worker, CLI) shares these names.
+// See CONTRACT section 1.1 for the meaning of each variable.
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  siteCheckDelaySeconds: number;
+  crawlDelaySeconds: number;
+  workerConcurrency: number;
+  workerPollMs: number;
+  webhookTimeoutMs: number;
+  webhookRetryScheduleSeconds: number[];
+  webhookPauseAfterFailures: number;
+  webhookPauseAfterHours: number;
+  allowPrivateNetwork: boolean;
+  logLevel: string;
+  /**
+   * How long a write waits for the database (SQLite's write lock, a pooled connection) before
+   * the request is answered 503 `service_unavailable` instead of hanging.
+   */
+  dbBusyWaitMs: number;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const schedule = (env.WEBHOOK_RETRY_SCHEDULE ?? '60,300,1800,7200,21600,43200,86400')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const n = Number(s);
+      if (!Number.isFinite(n) || n < 0) throw new Error(`WEBHOOK_RETRY_SCHEDULE has a bad entry "${s}"`);
+      return n;
+    });
+  return {
+    port: int(env, 'PORT', 3000),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl: env.DATABASE_URL || 'sqlite:./data/sitehealth.db',
+    siteCheckDelaySeconds: int(env, 'SITE_CHECK_DELAY_SECONDS', 120),
+    crawlDelaySeconds: int(env, 'CRAWL_DELAY_SECONDS', 300),
+    workerConcurrency: Math.max(1, int(env, 'WORKER_CONCURRENCY', 4)),
+    workerPollMs: Math.max(10, int(env, 'WORKER_POLL_MS', 1000)),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10000),
+    webhookRetryScheduleSeconds: schedule,
+    webhookPauseAfterFailures: int(env, 'WEBHOOK_PAUSE_AFTER_FAILURES', 5),
+    webhookPauseAfterHours: int(env, 'WEBHOOK_PAUSE_AFTER_HOURS', 24),
+    allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK === '1' || env.ALLOW_PRIVATE_NETWORK === 'true',
+    logLevel: env.LOG_LEVEL || 'info',
+    dbBusyWaitMs: int(env, 'DB_BUSY_WAIT_MS', 5000),
+  };
+}

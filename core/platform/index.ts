@@ -1,0 +1,18 @@
+// Platform pieces every domain uses: clock, ids, errors, logging, configuration, redaction.
+export { nowMs, toIso, setClockOffset } from './clock.ts';
+export { newId, isUuid } from './ids.ts';
+export {
+  DomainError,
+  ValidationFailed,
+  NotFound,
+  Forbidden,
+  Conflict,
+  WorkspaceLimitReached,
+  ServiceUnavailable,
+  type FieldError,
+} from './errors.ts';
+export { createLogger } from './logger.ts';
+export { loadConfig, type Config } from './config.ts';
+export { redactSecrets } from './redact.ts';
+export { safeErrorText } from './error-text.ts';
+export { stopGracefully } from './shutdown.ts';

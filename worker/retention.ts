@@ -1,0 +1,7 @@
+import type { RetentionRule } from '../core/db/index.ts';
+import { activityRetention } from '../core/activity/index.ts';
+import { jobRetention } from '../core/jobs/index.ts';
+import { requestLogRetention } from '../core/request-logs/index.ts';
+
+/** Every domain's retention rules, composed in the one place the maintenance task applies them. */
+export const retentionRules: readonly RetentionRule[] = [...activityRetention, ...requestLogRetention, ...jobRetention];
