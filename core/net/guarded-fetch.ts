@@ -123,6 +123,7 @@ export async function guardedFetch(input: string | URL, options: GuardedFetchOpt
   const life = new FetchLifecycle(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal);
   try {
     for (;;) {
+      if (life.reason) throw life.reason;
       life.host = target.host;
       const hopStarted = performance.now();
       const addresses = await life.race(resolveHost(target.host, target.literal, policy, resolver));
