@@ -21,7 +21,10 @@ export type FetchErrorCode =
  * stores it as its `error`, so it names the host and never carries stack-level jargon.
  */
 export class FetchError extends Error {
-  /** Redirects followed before the failure; filled in by guardedFetch on the way out. */
+  /**
+   * Every redirect answer met before the failure, in order (filled in by guardedFetch on the
+   * way out). For too_many_redirects it includes the answer past the limit, so a loop shows.
+   */
   redirects: RedirectHop[] = [];
 
   constructor(
