@@ -6,3 +6,15 @@ export { analyzeHtml, MAX_HREF_LENGTH, MAX_TEXT_FIELD } from './analyze-html.ts'
 export type { AnalyzeHtmlOptions, HeaderMap, Hreflang, PageAnalysis } from './analyze-html.ts';
 export { isHtmlResponse } from './decode-body.ts';
 export { isSameOrigin, normalizeUrl, originOf } from './normalize-url.ts';
+export {
+  allowAll,
+  disallowAll,
+  MAX_ROBOTS_TXT_BYTES,
+  parseRobotsTxt,
+  ROBOTS_USER_AGENT,
+  robotsTxtFromResponse,
+  robotsTxtUrl,
+} from './robots-txt.ts';
+export type { RobotsTxt, RobotsTxtOptions, RobotsTxtSource } from './robots-txt.ts';
+export { DEFAULT_SITEMAP_LIMITS, parseSitemap, readSitemaps } from './sitemap.ts';
+export type { ParsedSitemap, SitemapError, SitemapFetch, SitemapLimits, SitemapResult } from './sitemap.ts';
