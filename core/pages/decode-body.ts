@@ -79,9 +79,36 @@ function prescanCharset(b: Buffer): string | null {
   return label.startsWith('utf-16') ? 'utf-8' : label;
 }
 
+// Labels the Encoding Standard maps to windows-1252 (ISO-8859-1 and ASCII included: browsers
+// decode those as windows-1252 too).
+const WINDOWS_1252_LABELS = new Set([
+  'ansi_x3.4-1968', 'ascii', 'cp1252', 'cp819', 'csisolatin1', 'ibm819', 'iso-8859-1', 'iso-ir-100', 'iso8859-1',
+  'iso88591', 'iso_8859-1', 'iso_8859-1:1987', 'l1', 'latin1', 'us-ascii', 'windows-1252', 'x-cp1252',
+]);
+
+// Bytes 0x80-0x9F in windows-1252 (where ISO-8859-1 has control characters); 0 = undefined,
+// kept as the C1 control like browsers do.
+const CP1252_HIGH = [
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
+  0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
+];
+
+/**
+ * windows-1252 by hand: Node 20's TextDecoder decodes it as ISO-8859-1 (wrong for 0x80-0x9F,
+ * e.g. the euro sign and curly quotes that are common on such pages).
+ */
+function decodeWindows1252(b: Buffer): string {
+  const text = b.toString('latin1');
+  return /[\x80-\x9f]/.test(text) ? text.replace(/[\x80-\x9f]/g, (c) => {
+    const cp = CP1252_HIGH[c.charCodeAt(0) - 0x80];
+    return cp === 0 ? c : String.fromCharCode(cp);
+  }) : text;
+}
+
 function decode(b: Buffer, label: string): string {
   // Buffer's own UTF-8 decoder is the fastest path and the common case.
-  if (label === 'utf-8' || label === 'utf8') return b.toString('utf8');
+  if (label === 'utf-8' || label === 'utf8' || label === 'unicode-1-1-utf-8') return b.toString('utf8');
+  if (WINDOWS_1252_LABELS.has(label)) return decodeWindows1252(b);
   try {
     return new TextDecoder(label).decode(b);
   } catch {
