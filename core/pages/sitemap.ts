@@ -129,8 +129,10 @@ class SitemapReader {
 
   constructor(private readonly limits: Pick<SitemapLimits, 'maxDecompressedBytes' | 'maxUrlsPerSitemap'>) {
     // Loose mode: real sitemaps have unescaped '&' and similar slips that a strict XML parser
-    // rejects outright; tag names come lower-cased.
-    const p = sax.parser(false, { lowercase: true, trim: false, normalize: false, position: false });
+    // rejects outright; tag names come lower-cased. Position tracking must stay on: sax only
+    // flushes its text buffer (every 64 KiB) when it tracks positions; without it, whitespace
+    // between tags accumulates in one string for the whole document.
+    const p = sax.parser(false, { lowercase: true });
     p.onopentag = (tag) => this.open(tag.name);
     p.onclosetag = (name) => this.close(name);
     p.ontext = (t) => this.text(t);
@@ -141,11 +143,15 @@ class SitemapReader {
 
   feed(chunk: Buffer): void {
     if (this.stopped) return;
-    this.bytes += chunk.length;
-    if (this.bytes > this.limits.maxDecompressedBytes) {
+    const allowed = this.limits.maxDecompressedBytes - this.bytes;
+    if (chunk.length > allowed) {
+      // Read up to the limit exactly, so the URLs before it are kept.
+      this.bytes += allowed;
+      this.write(this.decoder.write(chunk.subarray(0, allowed)));
       this.fail(`larger than ${this.limits.maxDecompressedBytes} bytes decompressed; the rest is not read`);
       return;
     }
+    this.bytes += chunk.length;
     this.write(this.decoder.write(chunk));
     if (!this.stopped && !this.sawRoot && this.bytes > ROOT_WITHIN_BYTES) {
       this.fail('not a sitemap: no <urlset> or <sitemapindex> element');
