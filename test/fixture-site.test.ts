@@ -227,6 +227,16 @@ describe('fixture site', () => {
     assert.equal(seen.size, 50);
   });
 
+  test('generateSite at benchmark size: 5,000 pages in the sitemap, the last one served', async () => {
+    const gen = generateSite(site, { pages: 5000, linksPerPage: 10 });
+    const sm = await readSitemaps([gen.sitemapUrl], fetchBody);
+    assert.equal(sm.urls.length, 5000);
+    assert.equal(sm.urls[4999], site.url('/p/4999'));
+    const last = await get(site.url('/p/4999'));
+    const a = analyzeHtml(last.body, { url: site.url('/p/4999'), headers: last.headers as Record<string, string> });
+    assert.deepEqual([a.title, a.structuredDataTypes, a.links.length], ['Page 4999', ['WebPage'], 10]);
+  });
+
   test('close() ends stalled responses and stops listening', async () => {
     const other = await startFixtureSite();
     other.set('/stall', { html: 'x'.repeat(100), neverFinish: true });

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { analyzeHtml, FLATTEN_DEPTH, type PageAnalysis } from '../core/pages/analyze-html.ts';
-import { MAX_TEXT_FIELD } from '../core/pages/index.ts';
+import { MAX_TEXT_FIELD, pageRecordFields } from '../core/pages/index.ts';
 import { htmlPage } from './support/fixture-site.ts';
 
 const URL_ = 'https://example.com/dir/page.html';
@@ -50,6 +50,23 @@ describe('analyzeHtml: a complete page', () => {
       links: ['https://example.com/a', 'https://example.com/dir/b'],
       nofollowLinks: [],
       truncated: false,
+    });
+  });
+});
+
+describe('pageRecordFields', () => {
+  test('exactly the HTML-derived fields of the page record contract', () => {
+    const a = analyze(page('<title>T</title><meta name="robots" content="noindex">', '<h1>H</h1><a href="/x">x</a>'));
+    assert.deepEqual(pageRecordFields(a), {
+      title: 'T',
+      metaDescription: null,
+      canonical: null,
+      robots: ['noindex'],
+      h1Count: 1,
+      hreflang: [],
+      structuredDataTypes: [],
+      wordCount: 2,
+      internalLinks: 1,
     });
   });
 });
@@ -342,6 +359,13 @@ describe('analyzeHtml: hostile input never throws and stays fast', () => {
     const depth = FLATTEN_DEPTH - 3;
     const html = `<html><body>${'<div>'.repeat(depth)}<script>hidden words</script>shown${'</div>'.repeat(depth)}after</body></html>`;
     assert.equal(analyze(html).wordCount, 2);
+  });
+
+  test('past the guard, script, style and title still open and close', () => {
+    const depth = FLATTEN_DEPTH + 100;
+    const html = `<html><body>${'<div>'.repeat(depth)}<script>var hidden = 1;</script><style>.x{}</style><p>shown <b>words</b></p><title>Late title</title>${'</div>'.repeat(depth)}<svg><text>icon</text></svg>after</body></html>`;
+    const a = analyze(html);
+    assert.deepEqual([a.wordCount, a.title, a.truncated], [3, 'Late title', false]);
   });
 
   test('nesting of elements the scanner follows (svg) stops reading at the hard limit', () => {

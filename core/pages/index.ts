@@ -5,6 +5,8 @@
 export { analyzeHtml, MAX_HREF_LENGTH, MAX_TEXT_FIELD } from './analyze-html.ts';
 export type { AnalyzeHtmlOptions, HeaderMap, Hreflang, PageAnalysis } from './analyze-html.ts';
 export { isHtmlResponse } from './decode-body.ts';
+export { pageRecordFields } from './page-record.ts';
+export type { PageFetchFields, PageHtmlFields, PageRecord } from './page-record.ts';
 export { isSameOrigin, normalizeUrl, originOf } from './normalize-url.ts';
 export {
   allowAll,
