@@ -34,9 +34,12 @@
 //   (X-Robots-Tag, Link canonical/hreflang) still apply: Google honours them on PDFs and the like.
 // - Hostile input: the parser itself is linear except in nesting depth (its open-element stack
 //   makes every push and unmatched close cost O(depth)): 200,000 nested <div>s take seconds. Past
-//   FLATTEN_DEPTH open elements the rest is parsed flat (new elements do not nest), much as
-//   Chromium caps its DOM depth at 512; the elements the scanner's state depends on still nest,
-//   and past STOP_DEPTH (only reachable by nesting those) reading stops and `truncated` is true.
+//   FLATTEN_DEPTH open elements the rest of the document is parsed flat (new elements do not
+//   nest and their closing tags are ignored), much as Chromium caps its DOM depth at 512. Text,
+//   links and metadata are still read. The elements the scanner's state depends on (script,
+//   title, svg...) keep nesting; past STOP_DEPTH (only reachable by nesting those) reading stops
+//   and `truncated` is true. GuardedParser hooks the Parser's tokenizer callbacks, which
+//   htmlparser2 marks internal: the depth tests in test/pages-analysis.test.ts guard that.
 
 import { Parser } from 'htmlparser2';
 import { decodeHtml, isHtmlResponse } from './decode-body.ts';
