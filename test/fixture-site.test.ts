@@ -162,6 +162,8 @@ describe('fixture site', () => {
     await assert.rejects(get(site.url('/stall'), { timeoutMs: 300 }), /client timeout/);
     const elapsed = performance.now() - t0;
     assert.ok(elapsed >= 290 && elapsed < 5000, `gave up after ${elapsed} ms`);
+    site.set('/stall-empty', { neverFinish: true, delayMs: 10 });
+    await assert.rejects(get(site.url('/stall-empty'), { timeoutMs: 200 }), /client timeout/);
     const signal = AbortSignal.timeout(300);
     await assert.rejects(fetch(site.url('/stall'), { signal }).then((r) => r.arrayBuffer()), { name: 'TimeoutError' });
   });

@@ -155,7 +155,8 @@ function respond(req: http.IncomingMessage, res: http.ServerResponse, page: Prep
   }
 
   const status = spec.status ?? 200;
-  const length = spec.bytes ?? page.body?.length ?? 0;
+  // A stalled response must promise more than it sends, even with no body to speak of.
+  const length = Math.max(spec.bytes ?? page.body?.length ?? 0, spec.neverFinish ? 1 : 0);
   if (!hasHeader(headers, 'content-type')) headers['content-type'] = page.contentType;
   if (!hasHeader(headers, 'content-length')) headers['content-length'] = length;
   res.writeHead(status, headers);
