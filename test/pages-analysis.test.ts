@@ -4,8 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { analyzeHtml, FLATTEN_DEPTH, type PageAnalysis } from '../core/pages/analyze-html.ts';
-import { MAX_TEXT_FIELD, pageRecordFields } from '../core/pages/index.ts';
+import { analyzeHtml, FLATTEN_DEPTH, MAX_TEXT_FIELD, pageRecordFields, type PageAnalysis } from '../core/pages/index.ts';
 import { htmlPage } from './support/fixture-site.ts';
 
 const URL_ = 'https://example.com/dir/page.html';
