@@ -1,0 +1,42 @@
+// The page record of a check (the binding contract shared with the API and the orchestrator).
+// The fetcher's caller fills the fetch fields; pageRecordFields() gives the HTML-derived ones.
+
+import type { Hreflang, PageAnalysis } from './analyze-html.ts';
+
+export interface PageRecord {
+  url: string;
+  finalUrl: string;
+  /** Null on a network error. */
+  status: number | null;
+  redirects: Array<{ url: string; status: number }>;
+  ttfbMs: number | null;
+  bytes: number | null;
+  title: string | null;
+  metaDescription: string | null;
+  canonical: string | null;
+  robots: string[];
+  h1Count: number;
+  hreflang: Hreflang[];
+  structuredDataTypes: string[];
+  wordCount: number;
+  internalLinks: number;
+  blockedByRobotsTxt: boolean;
+}
+
+export type PageFetchFields = Pick<PageRecord, 'url' | 'finalUrl' | 'status' | 'redirects' | 'ttfbMs' | 'bytes' | 'blockedByRobotsTxt'>;
+export type PageHtmlFields = Omit<PageRecord, keyof PageFetchFields>;
+
+/** The contract's HTML-derived fields of an analysis (crawl-only extras such as links left out). */
+export function pageRecordFields(a: PageAnalysis): PageHtmlFields {
+  return {
+    title: a.title,
+    metaDescription: a.metaDescription,
+    canonical: a.canonical,
+    robots: a.robots,
+    h1Count: a.h1Count,
+    hreflang: a.hreflang,
+    structuredDataTypes: a.structuredDataTypes,
+    wordCount: a.wordCount,
+    internalLinks: a.internalLinks,
+  };
+}
