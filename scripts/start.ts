@@ -5,9 +5,10 @@
 //   finish, running jobs are released after JOB_SHUTDOWN_MS) and this process exits after them.
 // - Each child has an IPC channel to this process and stops when it closes: if this process is
 //   killed, even with SIGKILL, the kernel closes the channel and the children shut down.
-// - If our own parent (npm) dies, we notice (our parent process id changes) and stop too.
+// - If npm dies, we notice (see watchedParents) and stop too.
 // - When either child exits, the other is stopped and this process exits with the first code.
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../core/platform/index.ts';
@@ -81,10 +82,40 @@ function onSignal(signal: NodeJS.Signals): void {
 process.on('SIGINT', () => onSignal('SIGINT'));
 process.on('SIGTERM', () => onSignal('SIGTERM'));
 
-const parent = process.ppid;
+/**
+ * The processes whose death means ours: our parent, and when that is the shell npm runs scripts
+ * with (`sh -c`), npm above it too, since the shell outlives a killed npm. Reading a process's
+ * parent needs /proc (Linux); elsewhere only the direct parent is watched.
+ */
+function watchedParents(): number[] {
+  const chain = [process.ppid];
+  try {
+    for (let pid = process.ppid; chain.length < 3; ) {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (!/^(sh|dash|bash|zsh)$/.test(name)) break;
+      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      chain.push(pid);
+    }
+  } catch {
+    // no /proc: the direct parent only
+  }
+  return chain;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const parents = watchedParents();
 setInterval(() => {
-  if (process.ppid !== parent && !stopping) {
-    console.error('npm start: parent process exited; stopping');
+  if (!stopping && (process.ppid !== parents[0] || !parents.every(alive))) {
+    console.error('npm start: npm exited; stopping');
     onSignal('SIGTERM');
   }
 }, 500).unref();

@@ -38,7 +38,15 @@ export function createDb(url: string, opts: DbOptions = {}): Db {
     return knexFactory({
       client: 'pg',
       connection: url,
-      pool: { min: 0, max: opts.pool?.max ?? 10 },
+      pool: {
+        min: 0,
+        max: opts.pool?.max ?? 10,
+        // A statement waiting for a row lock gives up after the same bounded wait as SQLite's
+        // write lock (lock_not_available, 55P03 -> 503) instead of hanging its request.
+        afterCreate(conn: { query: (sql: string, cb: (err: Error | null) => void) => void }, done: (err: Error | null, c: unknown) => void) {
+          conn.query(`SET lock_timeout = ${Math.max(1, Math.round(busyWaitMs))}`, (err) => done(err, conn));
+        },
+      },
       acquireConnectionTimeout,
     });
   }

@@ -6,8 +6,9 @@ import { isSqliteBusy } from './sqlite-client.ts';
 // prints one line.
 
 // PostgreSQL SQLSTATE classes and codes: 08 connection exception, 53 insufficient resources,
-// 57P01-57P03 shutdown / cannot connect now, 40001 / 40P01 after our retries ran out.
-const PG_UNAVAILABLE = /^(08|53|57P0[123]|40001|40P01)/;
+// 55P03 lock_not_available (a row lock held past lock_timeout), 57P01-57P03 shutdown / cannot
+// connect now, 40001 / 40P01 after our retries ran out.
+const PG_UNAVAILABLE = /^(08|53|55P03|57P0[123]|40001|40P01)/;
 const NODE_NET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 const PG_CLIENT_MESSAGES = /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed/i;
 

@@ -70,3 +70,26 @@ export function responseViolations(method: string, pathname: string, status: num
 }
 
 export const document = doc;
+
+/**
+ * fetch() for tests that talk to server processes: the response is checked against the document
+ * (status documented, media type, body schema) before the test sees it, and never a 5xx.
+ */
+export async function checkedFetch(
+  base: string,
+  method: string,
+  path: string,
+  opts: { key?: string; body?: unknown; headers?: Record<string, string>; allow5xx?: boolean } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers['x-api-key'] = opts.key;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  const contentType = res.headers.get('content-type') ?? '';
+  const body: unknown = text && contentType.includes('json') ? JSON.parse(text) : undefined;
+  const violations = responseViolations(method, path.split('?')[0], res.status, contentType, body);
+  if (violations.length) throw new Error(`${method} ${path} -> ${res.status}: ${violations.join('; ')}`);
+  if (res.status >= 500 && !opts.allow5xx) throw new Error(`${method} ${path} -> ${res.status} ${text.slice(0, 300)}`);
+  return { status: res.status, body, headers: res.headers };
+}
