@@ -412,14 +412,13 @@ export async function listChangedFiles({ cwd, base, head }: GitRange): Promise<{
   const { stderr } = await streamGit(cwd, [
     ...BASE_CONFIG, 'diff', '--name-status', '-z', '-M', '--no-ext-diff', '--no-relative', base, head, '--',
   ], (chunk) => {
-    let data = tail.length ? Buffer.concat([tail, chunk]) : chunk;
+    const data = tail.length ? Buffer.concat([tail, chunk]) : chunk;
     let start = 0;
     for (let nul = data.indexOf(0, start); nul !== -1; nul = data.indexOf(0, start)) {
       take(data.toString('utf8', start, nul));
       start = nul + 1;
     }
     tail = Buffer.from(data.subarray(start));
-    data = tail;
   });
   return { files, warnings: gitWarnings(stderr) };
 }
