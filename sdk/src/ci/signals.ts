@@ -309,6 +309,7 @@ const RE = {
   jsRoute: /\b(?:app|router|server|api|fastify|hono|route|routes|r)\s*\.\s*(?:get|post|put|patch|delete|all|route|use|on)\s*\(\s*['"`]\//,
   pyRoute: /@[\w.]+\.(?:route|get|post|put|patch|delete|api_route)\s*\(/,
   staticParams: /\b(?:generateStaticParams|getStaticPaths|dynamicParams)\b/,
+  rewriteCall: /\.rewrite\s*\(/,
   routerPath: /\bpath\s*:\s*['"`]/,
   djangoRoute: /\b(?:path|re_path|url)\s*\(/,
   railsRoute: /^\s*(?:get|post|put|patch|delete|match|root|resources?|namespace|scope|mount|direct|resolve|concern|constraints|draw)\b/,
@@ -461,7 +462,7 @@ function codeSignals(text: string, p: Profile, ctx: Ctx | undefined, emit: Emit)
     emit('route');
   }
   if (RE.redirectKey.test(text) || RE.clientRedirect.test(text)) emit('redirect');
-  if (RE.jsRoute.test(text) || RE.staticParams.test(text)) emit('route');
+  if (RE.jsRoute.test(text) || RE.staticParams.test(text) || RE.rewriteCall.test(text)) emit('route');
   if (p.routes === 'router' && RE.routerPath.test(text)) emit('route');
   if (RE.hrefKey.test(text)) emit('link');
   if (RE.lazyCode.test(text)) emit('lazy_loading');
