@@ -133,15 +133,20 @@ export async function detectCi(options: DetectCiOptions = {}): Promise<CiInfo> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const warnings: string[] = [];
+  // Loaded here, not at the top: importing the SDK for its API client should not load env-ci.
+  const { default: envCi } = await import('env-ci');
   let ci: EnvCiResult;
   try {
-    // Loaded here, not at the top: importing the SDK for its API client should not load env-ci.
-    const { default: envCi } = await import('env-ci');
     ci = envCi({ env, cwd });
   } catch (err) {
-    // env-ci reads GitHub's event payload for `pull_request_target` without a guard.
-    warnings.push(`CI detection failed: ${(err as Error).message}`);
-    ci = { isCi: Boolean(env.CI) };
+    // env-ci reads GitHub's event payload for `pull_request_target` without a guard: without the
+    // payload it still knows the service and the commit.
+    warnings.push(`CI detection could not read everything: ${(err as Error).message}`);
+    try {
+      ci = envCi({ env: { ...env, GITHUB_EVENT_PATH: undefined }, cwd });
+    } catch {
+      ci = { isCi: Boolean(env.CI) };
+    }
   }
   const service = ci.isCi ? ci.service : undefined;
   const isPr = Boolean(ci.isPr);
