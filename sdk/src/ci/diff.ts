@@ -2,7 +2,7 @@
 // `--name-status -z`, changed lines from a streamed `--unified=0` patch, one line at a time.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { devNull, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChangeSide, FileStatus } from './signals.js';
 
@@ -299,7 +299,11 @@ export class GitError extends Error {
 }
 
 /** Options every call passes, so a user's git config cannot change what we read. */
-const BASE_CONFIG = ['-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false', '-c', 'color.ui=false'];
+const BASE_CONFIG = [
+  '-c', 'core.quotePath=false', '-c', 'diff.noprefix=false', '-c', 'diff.mnemonicPrefix=false', '-c', 'color.ui=false',
+  // An order file would reorder the output; the null device keeps git's path order.
+  '-c', `diff.orderFile=${devNull}`,
+];
 
 /**
  * Hunk-header function context per file kind, as POSIX extended regexes (git's `xfuncname`).
@@ -438,7 +442,8 @@ export async function streamDiff({ cwd, base, head }: GitRange, handler: DiffPar
     const parser = new UnifiedDiffParser(handler);
     const { stderr } = await streamGit(cwd, [
       ...BASE_CONFIG, '-c', `core.attributesFile=${attributes}`, ...config,
-      'diff', '--no-color', '--unified=0', '--no-ext-diff', '--no-textconv', '-M', '--src-prefix=a/', '--dst-prefix=b/', '--no-relative',
+      'diff', '--no-color', '--unified=0', '--inter-hunk-context=0', '--no-ext-diff', '--no-textconv', '-M', '--submodule=short',
+      '--src-prefix=a/', '--dst-prefix=b/', '--no-relative',
       base, head, '--',
     ], (chunk) => parser.write(chunk));
     parser.end();
