@@ -166,6 +166,28 @@ describe('changesFromGit: renames, deletions, binary files, odd paths', () => {
     ]);
   });
 
+  it('the repository\'s git config cannot change what is parsed', async () => {
+    // An order file, no prefixes, colour or an external diff would change the patch unless
+    // overridden; quoted octal paths and merged hunks with context lines are parsed either way.
+    const r = repo();
+    const page = (a: string, b: string) => lines(`<title>${a}</title>`, '<p>one</p>', '<p>two</p>', `<h1>${b}</h1>`, '<p>three, long enough to stay the same file</p>');
+    const base = r.commit('base', { 'a.html': page('A', 'A'), 'zé.html': page('Z', 'Z') });
+    fs.writeFileSync(path.join(r.dir, 'order.txt'), 'zè.html\n');
+    for (const [key, value] of [
+      ['diff.noprefix', 'true'], ['diff.mnemonicPrefix', 'true'], ['diff.interHunkContext', '10'], ['diff.context', '7'],
+      ['diff.orderFile', path.join(r.dir, 'order.txt')], ['core.quotePath', 'true'], ['diff.external', 'false'],
+      ['diff.renames', 'false'], ['color.ui', 'always'], ['color.diff', 'always'], ['diff.submodule', 'diff'],
+    ]) r.git('config', key, value);
+    r.git('mv', 'zé.html', 'zè.html');
+    const head = r.commit('edit', { 'a.html': page('A2', 'A2'), 'zè.html': page('Z2', 'Z') });
+    const result = await changesFromGit({ cwd: r.dir, base, head });
+    assert.deepEqual(result.changes, [
+      { path: 'a.html', category: 'page', signals: [sig('title', 'r', 1), sig('title', 'a', 1), sig('heading', 'r', 4), sig('heading', 'a', 4)] },
+      { path: 'order.txt', category: 'docs', signals: [] },
+      { path: 'zè.html', category: 'page', signals: [sig('route', 'r'), sig('route', 'a'), sig('title', 'r', 1), sig('title', 'a', 1)] },
+    ]);
+  });
+
   it('a head that is not a commit throws; a base of HEAD~1 works', async () => {
     const r = repo();
     r.commit('one', { 'index.html': lines('<h1>One</h1>') });
