@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { setClockOffset, nowMs } from '../core/platform/index.ts';
 import { createDb, type Db } from '../core/db/index.ts';
-import { retryDelayMs, claimJobs, completeJob, enqueue, enqueueKind, cancelJobs, failJob, extendLeases, DEFAULT_RETRY_POLICY, resetExpiredLeases } from '../core/jobs/index.ts';
+import { retryDelayMs, claimJobs, completeJobs, enqueue, enqueueKind, cancelJobs, failJob, extendLeases, DEFAULT_RETRY_POLICY, resetExpiredLeases } from '../core/jobs/index.ts';
 import { PermanentJobError } from '../worker/task.ts';
 import { tasks } from '../worker/tasks/index.ts';
 import { testTasks } from './support/test-tasks.ts';
@@ -90,7 +90,7 @@ for (const engine of engines()) {
       assert.deepEqual(JSON.parse((await jobRow(db, a.id)).payload), { checkId: 'c3' });
 
       // Done: a new job with the same key is a new row.
-      assert.equal(await completeJob(db, 'w', claimed, nowMs()), true);
+      assert.equal((await completeJobs(db, 'w', [claimed], nowMs())).length === 1, true);
       const e = await enqueue(db, 'site_check', { checkId: 'c5' }, { dedupeKey: 'site_check:x' });
       assert.equal(e.outcome, 'inserted');
       assert.notEqual(e.id, a.id);
@@ -149,18 +149,18 @@ for (const engine of engines()) {
       const recovered = await resetExpiredLeases(db, t + 1001);
       assert.deepEqual(recovered.map((j) => [j.id, j.state]), [[id, 'queued']]);
       // Still stale before B claims it.
-      assert.equal(await completeJob(db, 'A', a, t + 1002), false);
+      assert.equal((await completeJobs(db, 'A', [a], t + 1002)).length === 1, false);
       const [b] = await claimJobs(db, { workerId: 'B', limit: 1, leaseMs: 1000, now: t + 1003 });
       assert.equal(b.attempts, 2);
-      assert.equal(await completeJob(db, 'A', a, t + 1004), false);
+      assert.equal((await completeJobs(db, 'A', [a], t + 1004)).length === 1, false);
       assert.equal(await failJob(db, 'A', a, { error: new Error('late'), retryAt: t + 5000, now: t + 1004 }), 'stale');
       let row = await jobRow(db, id);
       assert.equal(row.state, 'running');
       assert.equal(row.locked_by, 'B');
       assert.equal(row.attempts, 2);
       // The same worker id with an older attempt number is stale too.
-      assert.equal(await completeJob(db, 'B', { id, attempts: 1 }, t + 1005), false);
-      assert.equal(await completeJob(db, 'B', b, t + 1006), true);
+      assert.equal((await completeJobs(db, 'B', [{ id, attempts: 1 }], t + 1005)).length === 1, false);
+      assert.equal((await completeJobs(db, 'B', [b], t + 1006)).length === 1, true);
       row = await jobRow(db, id);
       assert.equal(row.state, 'done');
       assert.equal(Number(row.finished_at), t + 1006);

@@ -1,6 +1,7 @@
 // The bare baselines the real routes are compared with: minimal Koa (+ @koa/router) apps with
 // no auth, no validation, no access check, no error handling, no request id or logging.
 
+import crypto from 'node:crypto';
 import Koa from 'koa';
 import Router from '@koa/router';
 import getRawBody from 'raw-body';
@@ -24,15 +25,22 @@ export function bareWorkspaceApp(body: unknown): Koa {
 const isoOf = (ms: number) => new Date(Number(ms)).toISOString();
 
 /**
- * The same route with the database work of the real one and nothing else: the membership
- * lookup and the workspace row through Knex (no auth, validation, Objection or request log).
+ * The same route with what the real one reads and nothing else, written as simply as it can be:
+ * the key by its SHA-256, then the caller's membership and the workspace row, through the Knex
+ * query builder (no validation, scopes, error handling, Objection or request log).
  */
-export function bareWorkspaceDbApp(db: Db, userId: string): Koa {
+export function bareWorkspaceDbApp(db: Db): Koa {
   const app = new Koa();
   const router = new Router();
   router.get('/v1/workspaces/:id', async (ctx) => {
     const id = ctx.params.id;
-    const member = (await db('memberships').where({ workspace_id: id, user_id: userId }).first('role')) as { role: string } | undefined;
+    const digest = crypto.createHash('sha256').update(ctx.get('x-api-key')).digest('hex');
+    const key = (await db('api_keys').where({ key_hash: digest }).whereNull('revoked_at').first('user_id')) as { user_id: string } | undefined;
+    if (!key) {
+      ctx.status = 401;
+      return;
+    }
+    const member = (await db('memberships').where({ workspace_id: id, user_id: key.user_id }).first('role')) as { role: string } | undefined;
     const row = member ? ((await db('workspaces').where({ id }).first()) as Record<string, unknown> | undefined) : undefined;
     if (!row) {
       ctx.status = 404;

@@ -2,7 +2,7 @@
 // with `node --import tsx`). BENCH_MODE picks what it serves:
 //   app             the real server: startServer() with the real handlers, as server/main.ts runs it
 //   bare-workspace  bare Koa route returning BENCH_BODY (JSON) for GET /v1/workspaces/:id
-//   bare-workspace-db  the same route doing the real one's two queries through Knex (BENCH_USER_ID)
+//   bare-workspace-db  the same route doing the real one's reads (key, membership, workspace) through Knex
 //   bare-deploys    bare Koa + Knex POST/GET /v1/deploys (bench/lib/bare.ts)
 // It reports its port over IPC, answers {type:'queries'} with the number of Knex queries run so
 // far and its CPU time (user + system, µs), and on {type:'stop'} closes the server and the database and exits (so --cpu-prof is written).
@@ -49,7 +49,7 @@ if (mode === 'app') {
     db.on('query', () => {
       queries += 1;
     });
-    app = mode === 'bare-deploys' ? bareDeploysApp(db) : bareWorkspaceDbApp(db, process.env.BENCH_USER_ID!);
+    app = mode === 'bare-deploys' ? bareDeploysApp(db) : bareWorkspaceDbApp(db);
   }
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 5000; // as server/server.ts

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { DbOrTrx } from '../db/index.ts';
+import { preparedRows, type Db } from '../db/index.ts';
 import { nowMs } from '../platform/index.ts';
 import { hashKey, isScope, looksLikeKey, type Scope } from './key-format.ts';
 import { isRole } from './roles.ts';
@@ -33,6 +33,27 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 
 const WORKSPACE_COLUMNS = ['id', 'account_id', 'name', 'slug', 'type', 'logo', 'website', 'timezone', 'country', 'description', 'language', 'created_at', 'updated_at'] as const;
 
+// Written out once and prepared per connection (core/db/prepared.ts) rather than built and
+// planned per request: on this path the query builder and PostgreSQL's planner cost more than
+// the query itself (bench:api, server CPU per request).
+function authSql(target: string): string {
+  return `SELECT k.id, k.user_id, k.workspace_id, k.name, k.key_hash, k.scopes, k.last_used_at, k.revoked_at, u.account_id,
+      m.role AS m_role, ${WORKSPACE_COLUMNS.map((c) => `w.${c} AS w_${c}`).join(', ')}
+    FROM api_keys k
+    JOIN users u ON u.id = k.user_id
+    LEFT JOIN memberships m ON m.user_id = k.user_id AND m.workspace_id = ${target}
+    LEFT JOIN workspaces w ON w.id = m.workspace_id
+    WHERE k.key_hash = ?
+    LIMIT 1`;
+}
+
+const AUTH_SQL = {
+  binding: authSql('k.workspace_id'),
+  named: authSql('COALESCE(?, k.workspace_id)'),
+  deploys: authSql('COALESCE((SELECT workspace_id FROM deploys WHERE id = ?), k.workspace_id)'),
+  webhooks: authSql('COALESCE((SELECT workspace_id FROM webhooks WHERE id = ?), k.workspace_id)'),
+} as const;
+
 /**
  * The caller behind a raw `X-API-Key` value, or null for a malformed, unknown or revoked key.
  * Malformed keys (bad format or checksum) never reach the database.
@@ -43,36 +64,22 @@ const WORKSPACE_COLUMNS = ['id', 'account_id', 'name', 'slug', 'type', 'logo', '
  * query, and the access check then needs none of its own. Plain Knex rather than the models:
  * this runs on every request (bench:api: the model layer cost about as much CPU as the query).
  */
-export async function authenticateKey(db: DbOrTrx, rawKey: string | null | undefined, hint: WorkspaceHint = null): Promise<Authenticated | null> {
+export async function authenticateKey(db: Db, rawKey: string | null | undefined, hint: WorkspaceHint = null): Promise<Authenticated | null> {
   if (!looksLikeKey(rawKey)) return null;
   const digest = hashKey(rawKey);
-  let target = 'k.workspace_id';
-  const bindings: string[] = [];
+  let form: keyof typeof AUTH_SQL;
+  let bindings: string[];
   if (hint && 'workspaceId' in hint) {
-    target = 'COALESCE(?, k.workspace_id)';
-    bindings.push(hint.workspaceId);
+    form = 'named';
+    bindings = [hint.workspaceId, digest];
   } else if (hint) {
-    target = `COALESCE((SELECT workspace_id FROM ${hint.table} WHERE id = ?), k.workspace_id)`;
-    bindings.push(hint.id);
+    form = hint.table;
+    bindings = [hint.id, digest];
+  } else {
+    form = 'binding';
+    bindings = [digest];
   }
-  const row = (await db('api_keys as k')
-    .join('users as u', 'u.id', 'k.user_id')
-    .leftJoin('memberships as m', (j) => j.on('m.user_id', '=', 'k.user_id').andOn('m.workspace_id', '=', db.raw(target, bindings)))
-    .leftJoin('workspaces as w', 'w.id', 'm.workspace_id')
-    .where('k.key_hash', digest)
-    .first(
-      'k.id',
-      'k.user_id',
-      'k.workspace_id',
-      'k.name',
-      'k.key_hash',
-      'k.scopes',
-      'k.last_used_at',
-      'k.revoked_at',
-      'u.account_id',
-      'm.role as m_role',
-      ...WORKSPACE_COLUMNS.map((c) => `w.${c} as w_${c}`),
-    )) as Record<string, unknown> | undefined;
+  const row = (await preparedRows<Record<string, unknown>>(db, `sitehealth_auth_${form}`, AUTH_SQL[form], bindings))[0];
   if (!row) return null;
   // The lookup is by an indexed digest, so its timing says nothing useful about the key;
   // comparing again in constant time guards against an index or collation that would
@@ -104,7 +111,7 @@ export async function authenticateKey(db: DbOrTrx, rawKey: string | null | undef
  * Bookkeeping off the request's path: at most once a minute per key (conditional, so concurrent
  * requests write once), never waiting for a busy database, and never failing the request.
  */
-function touchLastUsed(db: DbOrTrx, keyId: string, lastUsedAt: number | null): void {
+function touchLastUsed(db: Db, keyId: string, lastUsedAt: number | null): void {
   const now = nowMs();
   if (lastUsedAt !== null && lastUsedAt !== undefined && now - Number(lastUsedAt) < LAST_USED_RESOLUTION_MS) return;
   db('api_keys')

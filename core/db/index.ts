@@ -4,6 +4,7 @@ export { withTransaction } from './transaction.ts';
 export { isDatabaseUnavailable, isRetryableConflict } from './unavailable.ts';
 export { migrateLatest } from './migrate.ts';
 export { rawRows } from './sql.ts';
+export { preparedRows } from './prepared.ts';
 export { applyRetention, DAY_MS, HOUR_MS, type RetentionRule, type RetentionResult } from './retention.ts';
 export { isUniqueViolation } from './unique.ts';
 export * from './models/index.ts';

@@ -33,8 +33,3 @@ export async function completeJobs(db: DbOrTrx, workerId: string, leases: JobLea
       );
   return rows.map((r) => r.id);
 }
-
-/** One job: true if it was still this worker's attempt. */
-export async function completeJob(db: DbOrTrx, workerId: string, lease: JobLease, now: number): Promise<boolean> {
-  return (await completeJobs(db, workerId, [lease], now)).length === 1;
-}

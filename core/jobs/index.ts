@@ -3,7 +3,7 @@
 // statement, each readable on its own.
 export { enqueue, enqueueKind, JOBS_CHANNEL, type EnqueueOptions, type EnqueueResult } from './enqueue.ts';
 export { claimJobs, PG_CLAIM, type ClaimedJob, type ClaimOptions } from './claim.ts';
-export { completeJobs, completeJob, type JobLease } from './complete.ts';
+export { completeJobs, type JobLease } from './complete.ts';
 export { failJob, type FailOutcome } from './fail.ts';
 export { extendLeases } from './heartbeat.ts';
 export { releaseJobs } from './release.ts';

@@ -1,27 +1,11 @@
 // The page record of a check (the binding contract shared with the API and the orchestrator).
 // The fetcher's caller fills the fetch fields; pageRecordFields() gives the HTML-derived ones.
 
-import type { Hreflang, PageAnalysis } from './analyze-html.ts';
+import type { Schemas } from '../contract/index.ts';
+import type { PageAnalysis } from './analyze-html.ts';
 
-export interface PageRecord {
-  url: string;
-  finalUrl: string;
-  /** Null on a network error. */
-  status: number | null;
-  redirects: Array<{ url: string; status: number }>;
-  ttfbMs: number | null;
-  bytes: number | null;
-  title: string | null;
-  metaDescription: string | null;
-  canonical: string | null;
-  robots: string[];
-  h1Count: number;
-  hreflang: Hreflang[];
-  structuredDataTypes: string[];
-  wordCount: number;
-  internalLinks: number;
-  blockedByRobotsTxt: boolean;
-}
+/** The page record of CONTRACT section 5, as the contract declares it. */
+export type PageRecord = Schemas['PageRecord'];
 
 export type PageFetchFields = Pick<PageRecord, 'url' | 'finalUrl' | 'status' | 'redirects' | 'ttfbMs' | 'bytes' | 'blockedByRobotsTxt'>;
 export type PageHtmlFields = Omit<PageRecord, keyof PageFetchFields>;

@@ -320,12 +320,16 @@ export interface components {
         /** @description Who did it. */
         ActivityActor: {
             /**
-             * @description `user`, `api_key` or `system`.
+             * @description `user`, `api_key` (a request made with a key) or `system` (the worker, or an operator at the CLI).
              * @enum {string}
              */
             type: "user" | "api_key" | "system";
+            /** @description The user's or the key's id; null for `system`. */
             id: string | null;
-            /** @description A readable label such as an email address. */
+            /**
+             * @description A readable label: the key's name as the operator gave it (never any part of the key itself),
+             *     `admin CLI` for the operator, `sitehealth` for the worker; null when there is none.
+             */
             label: string | null;
         };
         /**
@@ -349,7 +353,12 @@ export interface components {
             /** @description The workspace the event is about, or null for an account-level event. */
             workspace_id: components["schemas"]["uuid"] | null;
             kind: components["schemas"]["ActivityKind"];
-            /** @description e.g. `member.joined`, `api_key.revoked`, `webhook.delivery.failed`, `workspace_limit.changed`. */
+            /**
+             * @description What happened. `security`: `member.joined`, `member.left`, `member.role_changed`,
+             *     `api_key.created`, `api_key.revoked`. `billing`: `workspace_limit.changed`,
+             *     `workspace_limit.reached`. `webhook`: `webhook.delivery.succeeded`,
+             *     `webhook.delivery.failed`, `webhook.paused`, `webhook.enabled`.
+             */
             action: string;
             actor: components["schemas"]["ActivityActor"];
             target: components["schemas"]["ActivityTarget"] | null;
