@@ -30,6 +30,7 @@ export async function runWorkerProcess(extraTasks: ExtraTasks = {}): Promise<voi
     queueDb,
     tasks: { ...extraTasks, ...tasks },
     logger,
+    config: config.base,
     concurrency: config.concurrency,
     pollMs: config.pollMs,
     leaseMs: config.leaseMs,

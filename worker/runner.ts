@@ -3,7 +3,7 @@ import os from 'node:os';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { isPostgres, type Db } from '../core/db/index.ts';
-import { nowMs, safeErrorText as errorText } from '../core/platform/index.ts';
+import { loadConfig, nowMs, safeErrorText as errorText, type Config } from '../core/platform/index.ts';
 import {
   JOBS_CHANNEL,
   claimJobs,
@@ -31,6 +31,8 @@ export interface RunnerOptions {
   queueDb?: Db;
   tasks: TaskRegistry & ExtraTasks;
   logger: Logger;
+  /** Settings handed to tasks; default: read from the environment. */
+  config?: Config;
   /** Jobs run at once. */
   concurrency: number;
   /** Idle poll interval; on PostgreSQL NOTIFY wakes the runner sooner. */
@@ -77,6 +79,7 @@ export class Runner {
   private readonly q: Db;
   private readonly now: () => number;
   private readonly random: () => number;
+  private readonly config: Config;
   private readonly running = new Map<string, Running>();
   private readonly writes = new Set<Promise<unknown>>();
   private pendingCompletions: Array<{ lease: JobLease; resolve: (ok: boolean) => void; reject: (e: unknown) => void }> =
@@ -100,6 +103,7 @@ export class Runner {
     this.q = o.queueDb ?? o.db;
     this.now = o.now ?? nowMs;
     this.random = o.random ?? Math.random;
+    this.config = o.config ?? loadConfig();
   }
 
   /** Number of jobs whose handlers are running now. */
@@ -207,6 +211,7 @@ export class Runner {
         job: { id: job.id, kind: job.kind, attempts: job.attempts, maxAttempts: job.maxAttempts },
         logger: log,
         now: this.now,
+        config: this.config,
       };
       await untilAborted(handler(job.payload, ctx), r.ac.signal);
     } catch (err) {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../core/db/index.ts';
+import type { Config } from '../core/platform/index.ts';
 import type { JobKind, JobPayloads } from '../core/jobs/index.ts';
 
 export interface TaskContext {
@@ -15,6 +16,8 @@ export interface TaskContext {
   logger: Logger;
   /** The worker's clock (core/clock.ts unless a test injects one). */
   now(): number;
+  /** The service's settings (CONTRACT 1.1). */
+  config: Config;
 }
 
 /** Resolve = done. Throw = failed attempt, retried with backoff (PermanentJobError: not retried). */

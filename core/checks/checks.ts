@@ -51,7 +51,8 @@ export async function latestSiteChecks(db: DbOrTrx, workspaceId: string): Promis
     check: check ? siteCheckToApi(check) : null,
     baseline: baseline ? siteCheckToApi(baseline) : null,
     // Findings need a baseline to compare with; issues need only the check.
-    findings: baseline ? ((stored.findings ?? []) as Schemas['Finding'][]) : [],
+    // The deploy detail's findings carry causes among that deploy's changes; here they are bare.
+    findings: baseline ? ((stored.findings ?? []) as Schemas['DeployFinding'][]).map(({ causes: _causes, ...f }) => f) : [],
     issues: (stored.issues ?? []) as Schemas['SiteCheckIssue'][],
   };
 }

@@ -120,7 +120,7 @@ export async function recordDeploy(db: DbOrTrx, workspaceId: string, input: Depl
         crawlId: await scheduleRun(trx, 'site_crawl', deploy, from + delays.crawlDelaySeconds * 1000, created),
       };
     }
-    if (created) await recordEvent(trx, workspaceId, 'deploy.recorded', { deploy: deployToApi(deploy) });
+    if (created) await recordEvent(trx, workspaceId, 'deploy.recorded', { deploy: deployToApi(deploy) }, { idempotencyKey: `deploy.recorded:${deploy.id}` });
     return { deploy, created, scheduled };
   });
 }

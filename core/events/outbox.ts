@@ -9,9 +9,28 @@ export type EventType = Schemas['WebhookEvent'];
 /**
  * Writes a domain event to the outbox inside the caller's transaction, so the event exists
  * exactly when the change it describes does. Delivery to webhooks happens later, in the worker.
+ * `idempotencyKey` names the fact the event reports (e.g. `site_check.completed:<check id>`):
+ * a job that runs twice writes its event once. Returns the event's id, or null when an event
+ * with the key already exists.
  */
-export async function recordEvent(trx: DbOrTrx, workspaceId: string, type: EventType, data: Record<string, unknown>): Promise<string> {
+export async function recordEvent(
+  trx: DbOrTrx,
+  workspaceId: string,
+  type: EventType,
+  data: Record<string, unknown>,
+  opts: { idempotencyKey?: string } = {},
+): Promise<string | null> {
   const id = newId();
-  await OutboxEvent.query(trx).insert({ id, workspace_id: workspaceId, type, data, created_at: nowMs(), dispatched_at: null });
-  return id;
+  const row = { id, workspace_id: workspaceId, type, data, created_at: nowMs(), dispatched_at: null, idempotency_key: opts.idempotencyKey ?? null };
+  if (!opts.idempotencyKey) {
+    await OutboxEvent.query(trx).insert(row);
+    return id;
+  }
+  // The unique index decides: a second writer of the same fact inserts nothing.
+  const inserted = (await trx('events')
+    .insert({ ...row, data: JSON.stringify(data) })
+    .onConflict(['idempotency_key'])
+    .ignore()
+    .returning(['id'])) as Array<{ id: string }>;
+  return inserted.length ? id : null;
 }

@@ -20,3 +20,5 @@ export {
 export type { RobotsTxt, RobotsTxtOptions, RobotsTxtSource } from './robots-txt.ts';
 export { DEFAULT_SITEMAP_LIMITS, parseSitemap, readSitemaps } from './sitemap.ts';
 export type { ParsedSitemap, SitemapError, SitemapFetch, SitemapLimits, SitemapResult } from './sitemap.ts';
+export { SiteFetcher, PAGE_BODY_LIMIT, notPublicMessage } from './site-fetcher.ts';
+export type { FetchedPage, SiteFetcherOptions } from './site-fetcher.ts';

@@ -20,6 +20,12 @@ export interface Config {
    * the request is answered 503 `service_unavailable` instead of hanging.
    */
   dbBusyWaitMs: number;
+  /** Pages a crawl fetches at most. */
+  crawlMaxPages: number;
+  /** Requests a crawl or check sends to one website at once. */
+  crawlConcurrency: number;
+  /** Pause between one lane's requests to a website during a crawl (politeness), ms. */
+  crawlDelayMs: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -55,5 +61,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK === '1' || env.ALLOW_PRIVATE_NETWORK === 'true',
     logLevel: env.LOG_LEVEL || 'info',
     dbBusyWaitMs: int(env, 'DB_BUSY_WAIT_MS', 5000),
+    crawlMaxPages: Math.max(1, int(env, 'CRAWL_MAX_PAGES', 500)),
+    crawlConcurrency: Math.max(1, int(env, 'CRAWL_CONCURRENCY', 4)),
+    crawlDelayMs: int(env, 'CRAWL_DELAY_MS', 10),
   };
 }

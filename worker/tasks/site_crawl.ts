@@ -1,7 +1,23 @@
+import { finishCrawl, runSiteCrawl } from '../../core/crawls/index.ts';
+import { safeErrorText } from '../../core/platform/index.ts';
 import type { TaskHandler } from '../task.ts';
 
-// Not built yet. The job must not complete without its effect, so it fails with a retryable
-// error and waits (its record stays queued) until a release that runs it.
-export const site_crawl: TaskHandler<'site_crawl'> = async () => {
-  throw new Error('site_crawl jobs are not run by this release yet');
+/** A deploy's crawl (core/crawls/run.ts). Its last failed attempt fails the crawl too. */
+export const site_crawl: TaskHandler<'site_crawl'> = async (payload, ctx) => {
+  const base = ctx.config;
+  try {
+    await runSiteCrawl(ctx.db, payload.crawlId, {
+      allowPrivateNetwork: base.allowPrivateNetwork,
+      maxPages: base.crawlMaxPages,
+      concurrency: base.crawlConcurrency,
+      delayMs: base.crawlDelayMs,
+      signal: ctx.signal,
+      log: ctx.logger,
+    });
+  } catch (err) {
+    if (ctx.job.attempts >= ctx.job.maxAttempts && !ctx.signal.aborted) {
+      await finishCrawl(ctx.db, payload.crawlId, { error: `the crawl could not run: ${safeErrorText(err)}` });
+    }
+    throw err;
+  }
 };

@@ -12,4 +12,6 @@ export class OutboxEvent extends Model {
   declare created_at: number;
   /** Set once the event has been fanned out to the subscribed webhooks. */
   declare dispatched_at: number | null;
+  /** The fact the event reports, e.g. `site_check.completed:<check id>`: written once, however often its job runs. */
+  declare idempotency_key: string | null;
 }

@@ -15,7 +15,8 @@ export class SiteCrawl extends Model {
   declare pages_crawled: number;
   /** Internal: the crawl's page list. */
   declare pages: unknown[] | null;
-  declare findings: { crawlFindings?: unknown[] } | null;
+  /** Every finding of this crawl (the next crawl compares with it) and those new since the previous one. */
+  declare findings: { all?: unknown[]; crawlFindings?: unknown[] } | null;
   declare error: string | null;
   declare created_at: number;
 }

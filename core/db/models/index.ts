@@ -10,3 +10,4 @@ export { SiteCheck, type RunState } from './SiteCheck.ts';
 export { SiteCrawl } from './SiteCrawl.ts';
 export { OutboxEvent } from './OutboxEvent.ts';
 export { RequestLog, RequestLogHourly, RequestLogRollup } from './RequestLog.ts';
+export { CrawlPage } from './CrawlPage.ts';

@@ -1,0 +1,50 @@
+import { CrawlPage, SiteCrawl, type DbOrTrx } from '../db/index.ts';
+import { normalizeUrl, isSameOrigin, type SiteFetcher, type RobotsTxt } from '../pages/index.ts';
+
+/** A check looks at the home page and up to this many key pages. */
+export const KEY_PAGES = 20;
+
+/**
+ * The key pages of a check, in the order CONTRACT section 5 gives: the shallowest pages of the
+ * last finished crawl (fewest clicks from the home page; most linked first), then the sitemap.
+ * Same origin as the home page only, the home page itself excluded, at most KEY_PAGES.
+ * (Pages with the most search clicks come first once search data can be imported.)
+ */
+export async function chooseKeyPages(
+  db: DbOrTrx,
+  f: { workspaceId: string; home: string; fetcher: SiteFetcher; robots: RobotsTxt },
+): Promise<string[]> {
+  const chosen: string[] = [];
+  const seen = new Set<string>([normalizeUrl(f.home) ?? f.home]);
+  const take = (urls: Iterable<string>) => {
+    for (const raw of urls) {
+      if (chosen.length >= KEY_PAGES) return;
+      const url = normalizeUrl(raw);
+      if (!url || seen.has(url) || !isSameOrigin(url, f.home)) continue;
+      seen.add(url);
+      chosen.push(url);
+    }
+  };
+
+  const crawl = await SiteCrawl.query(db)
+    .where({ workspace_id: f.workspaceId, state: 'finished' })
+    .orderBy([
+      { column: 'finished_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .select('id')
+    .first();
+  if (crawl) {
+    const pages = await CrawlPage.query(db)
+      .where({ crawl_id: crawl.id, status: 200 })
+      .orderBy([{ column: 'depth' }, { column: 'inlinks', order: 'desc' }, { column: 'url' }])
+      .limit(KEY_PAGES * 3)
+      .select('url');
+    take(pages.map((p) => p.url));
+    if (chosen.length >= KEY_PAGES) return chosen;
+  }
+
+  const sitemap = await f.fetcher.sitemaps(f.home, f.robots, { maxTotalUrls: 1000 });
+  take(sitemap.urls);
+  return chosen;
+}

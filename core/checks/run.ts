@@ -1,0 +1,119 @@
+import type { Logger } from 'pino';
+import { Deploy, SiteCheck, Workspace, withTransaction, type Db } from '../db/index.ts';
+import type { Schemas } from '../contract/index.ts';
+import { checkPublicUrl } from '../net/index.ts';
+import { SiteFetcher, notPublicMessage, type SiteFetcherOptions } from '../pages/index.ts';
+import { compareChecks, judgeCheck, rankCauses } from '../findings/index.ts';
+import { recordEvent } from '../events/index.ts';
+import { nowMs } from '../platform/index.ts';
+import { chooseKeyPages } from './key-pages.ts';
+import { finishedCheckBefore } from './checks.ts';
+import { siteCheckToApi } from './to-api.ts';
+
+export interface RunOptions extends Omit<SiteFetcherOptions, 'signal'> {
+  signal: AbortSignal;
+  log: Logger;
+  /** Pages fetched at once. */
+  concurrency?: number;
+}
+
+/** Runs `fn` over `items` with at most `limit` at once, keeping the input order in the result. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  });
+  await Promise.all(lanes);
+  return out;
+}
+
+/**
+ * Runs a site check: the home page and the key pages, each a page record; findings against the
+ * previous finished check with their likely causes among the deploy's changes; issues of this
+ * check alone; the `site_check.completed` and (with findings) `site_check.regression` events.
+ *
+ * At-least-once safe: a check already finished or failed is left alone, a check found `running`
+ * (its worker died) is run again from the start, and the result is written only if the check is
+ * still running, with events keyed by the check, so a second run writes nothing twice.
+ */
+export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Promise<void> {
+  const check = await SiteCheck.query(db).findById(checkId);
+  if (!check || check.state === 'finished' || check.state === 'failed') return;
+  const startedAt = nowMs();
+  await SiteCheck.query(db).findById(checkId).whereIn('state', ['queued', 'running']).patch({ state: 'running', started_at: startedAt });
+
+  const workspace = await Workspace.query(db).findById(check.workspace_id).select('website');
+  if (!workspace) return; // deleted meanwhile: its checks went with it
+  const home = workspace.website;
+  const verdict = checkPublicUrl(home, { allowPrivateNetwork: o.allowPrivateNetwork, httpsOnly: false });
+  if (!verdict.ok) return finishCheck(db, checkId, { error: notPublicMessage(verdict.reason) });
+
+  const fetcher = new SiteFetcher({ ...o });
+  const robots = await fetcher.robotsTxt(home);
+  const first = await fetcher.page(home, robots);
+  if (first.error?.code === 'blocked_address') return finishCheck(db, checkId, { error: notPublicMessage(first.error.message) });
+  const keyPages = await chooseKeyPages(db, { workspaceId: check.workspace_id, home: first.record.finalUrl || home, fetcher, robots });
+  const rest = await mapLimit(keyPages, o.concurrency ?? 4, (url) => fetcher.page(url, robots));
+  const pages = [first.record, ...rest.map((p) => p.record)];
+
+  const baseline = await finishedCheckBefore(db, check.workspace_id, Number(check.scheduled_at));
+  const changes = check.deploy_id ? ((await Deploy.query(db).findById(check.deploy_id).select('changes'))?.changes ?? []) : [];
+  const findings: Schemas['DeployFinding'][] = baseline
+    ? compareChecks(baseline.pages as Schemas['PageRecord'][], pages).map((f) => ({ ...f, clicks: 0, causes: rankCauses(f.kind, f.url, changes) }))
+    : [];
+  await finishCheck(db, checkId, { pages, findings, issues: judgeCheck(pages), baselineId: baseline?.id ?? null });
+  o.log.info({ checkId, pages: pages.length, findings: findings.length, ms: nowMs() - startedAt }, 'site check finished');
+}
+
+interface Outcome {
+  pages?: Schemas['PageRecord'][];
+  findings?: Schemas['DeployFinding'][];
+  issues?: Schemas['SiteCheckIssue'][];
+  baselineId?: string | null;
+  /** Set when the check could not run: it ends `failed` with this message. */
+  error?: string;
+}
+
+/**
+ * Ends a running check (finished, or failed with `error`) and writes its events, in one
+ * transaction; a check no longer running (another attempt ended it) is left as it is.
+ */
+export async function finishCheck(db: Db, checkId: string, outcome: Outcome): Promise<void> {
+  await withTransaction(db, async (trx) => {
+    const failed = outcome.error !== undefined;
+    const n = await SiteCheck.query(trx)
+      .findById(checkId)
+      .where('state', 'running')
+      .patch({
+        state: failed ? 'failed' : 'finished',
+        finished_at: nowMs(),
+        pages: outcome.pages ?? [],
+        findings: failed ? null : { findings: outcome.findings ?? [], issues: outcome.issues ?? [] },
+        error: outcome.error ?? null,
+      });
+    if (n === 0) return;
+    const check = (await SiteCheck.query(trx).findById(checkId))!;
+    const api = siteCheckToApi(check);
+    const findings = outcome.findings ?? [];
+    await recordEvent(
+      trx,
+      check.workspace_id,
+      'site_check.completed',
+      { check: api, findings: findings.length, issues: (outcome.issues ?? []).length },
+      { idempotencyKey: `site_check.completed:${checkId}` },
+    );
+    if (findings.length > 0) {
+      await recordEvent(
+        trx,
+        check.workspace_id,
+        'site_check.regression',
+        { check: api, baselineId: outcome.baselineId ?? null, deployId: check.deploy_id, findings },
+        { idempotencyKey: `site_check.regression:${checkId}` },
+      );
+    }
+  });
+}

@@ -1,0 +1,234 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { CrawlPage, Deploy, SiteCrawl, Workspace, withTransaction, type Db } from '../db/index.ts';
+import type { Schemas } from '../contract/index.ts';
+import { checkPublicUrl } from '../net/index.ts';
+import { SiteFetcher, isSameOrigin, normalizeUrl, notPublicMessage, type RobotsTxt, type SiteFetcherOptions } from '../pages/index.ts';
+import { rankCauses } from '../findings/index.ts';
+import { recordEvent } from '../events/index.ts';
+import { nowMs } from '../platform/index.ts';
+import { Frontier } from './frontier.ts';
+import { crawlFindings, newSince, type CrawledPage, type CrawlFinding } from './findings.ts';
+import { siteCrawlToApi } from './crawls.ts';
+
+export interface CrawlOptions extends Omit<SiteFetcherOptions, 'signal'> {
+  signal: AbortSignal;
+  log: Logger;
+  /** Pages fetched at most (CRAWL_MAX_PAGES). */
+  maxPages: number;
+  /** Requests to the site at once (CRAWL_CONCURRENCY). */
+  concurrency: number;
+  /** Pause of each of those between its requests, ms (CRAWL_DELAY_MS); robots.txt's Crawl-delay, up to 2 s, when larger. */
+  delayMs: number;
+}
+
+/** How often the crawl's `pagesCrawled` is brought up to date while it runs. */
+const PROGRESS_EVERY_MS = 2000;
+
+/**
+ * Crawls a website breadth first from its home page and its sitemap: same-origin links only,
+ * robots.txt obeyed (a disallowed URL is recorded, never fetched), at most `maxPages` fetched,
+ * `concurrency` requests at a time with `delayMs` between each lane's requests. Then its
+ * findings, the ones new since the previous finished crawl with their likely causes, the page
+ * list for the next crawl and for check key pages, and the `site_crawl.completed` and (with new
+ * findings) `site_crawl.regression` events, in one transaction.
+ *
+ * At-least-once safe like a check: a crawl already ended is left alone; one found `running` is
+ * crawled again from the start; results and events are written once.
+ */
+export async function runSiteCrawl(db: Db, crawlId: string, o: CrawlOptions): Promise<void> {
+  const crawl = await SiteCrawl.query(db).findById(crawlId);
+  if (!crawl || crawl.state === 'finished' || crawl.state === 'failed') return;
+  const startedAt = nowMs();
+  await SiteCrawl.query(db).findById(crawlId).whereIn('state', ['queued', 'running']).patch({ state: 'running', started_at: startedAt, pages_crawled: 0 });
+  const workspace = await Workspace.query(db).findById(crawl.workspace_id).select('website');
+  if (!workspace) return;
+  const verdict = checkPublicUrl(workspace.website, { allowPrivateNetwork: o.allowPrivateNetwork, httpsOnly: false });
+  if (!verdict.ok) return finishCrawl(db, crawlId, { error: notPublicMessage(verdict.reason) });
+
+  const fetcher = new SiteFetcher({ ...o });
+  const robots = await fetcher.robotsTxt(workspace.website);
+  const first = await fetcher.page(workspace.website, robots);
+  if (first.error?.code === 'blocked_address') return finishCrawl(db, crawlId, { error: notPublicMessage(first.error.message) });
+  // The site is where the home page landed (http -> https, apex -> www).
+  const home = normalizeUrl(first.record.finalUrl) ?? workspace.website;
+
+  const sitemap = await fetcher.sitemaps(home, robots, { maxTotalUrls: o.maxPages * 4 });
+  const inSitemap = new Set(sitemap.urls.map((u) => normalizeUrl(u)).filter((u): u is string => u !== null));
+  const pages = await walk({ home, first, fetcher, robots, inSitemap, o, progress: (n) => progress(db, crawlId, n) });
+
+  const previous = await SiteCrawl.query(db)
+    .where({ workspace_id: crawl.workspace_id, state: 'finished' })
+    .where('scheduled_at', '<', crawl.scheduled_at)
+    .orderBy([
+      { column: 'scheduled_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .first();
+  const previouslyOk = new Set(previous ? (await CrawlPage.query(db).where({ crawl_id: previous.id, status: 200 }).select('url')).map((p) => p.url) : []);
+  const all = crawlFindings({ pages, home, sitemapErrors: sitemap.errors, sitemapReachable: sitemap.reachable, previouslyOk });
+  const changes = crawl.deploy_id ? ((await Deploy.query(db).findById(crawl.deploy_id).select('changes'))?.changes ?? []) : [];
+  // Without a previous crawl nothing is "new": a first crawl sets the reference.
+  const fresh: Schemas['DeployCrawlFinding'][] = previous
+    ? newSince(all, (previous.findings?.all ?? []) as CrawlFinding[]).map((f) => ({ ...f, causes: rankCauses(f.kind, f.url, changes) }))
+    : [];
+  await finishCrawl(db, crawlId, { pages, all, fresh });
+  o.log.info({ crawlId, pages: pages.length, findings: all.length, new: fresh.length, ms: nowMs() - startedAt }, 'crawl finished');
+}
+
+interface WalkInput {
+  home: string;
+  first: Awaited<ReturnType<SiteFetcher['page']>>;
+  fetcher: SiteFetcher;
+  robots: RobotsTxt;
+  inSitemap: ReadonlySet<string>;
+  o: CrawlOptions;
+  progress: (fetched: number) => void;
+}
+
+/** The breadth-first walk itself: the frontier, the lanes and the page list. */
+async function walk(w: WalkInput): Promise<CrawledPage[]> {
+  const { home, fetcher, robots, o } = w;
+  const frontier = new Frontier();
+  const records = new Map<string, Omit<CrawledPage, 'inlinks' | 'linkedFrom' | 'inSitemap'>>();
+  frontier.add(home, 0);
+  for (const url of w.inSitemap) if (isSameOrigin(url, home)) frontier.add(url, 1);
+  const delay = Math.max(o.delayMs, Math.min(2000, (robots.crawlDelaySeconds ?? 0) * 1000));
+
+  let fetched = 0;
+  let started = 1; // the home page
+  let lastProgress = Date.now();
+  const visit = async (url: string, depth: number, page?: WalkInput['first']) => {
+    if (!robots.isAllowed(url)) {
+      records.set(url, { url, depth, status: null, finalUrl: null, redirects: [], title: null, robots: [], blockedByRobots: true, error: null, isHtml: false });
+      return;
+    }
+    const got = page ?? (await fetcher.page(url, robots));
+    fetched += 1;
+    const r = got.record;
+    records.set(url, {
+      url,
+      depth,
+      status: r.status,
+      finalUrl: r.finalUrl,
+      redirects: r.redirects,
+      title: r.title,
+      robots: r.robots,
+      blockedByRobots: false,
+      error: got.error ? { code: got.error.code, message: got.error.message } : null,
+      isHtml: got.analysis?.isHtml ?? false,
+    });
+    const final = normalizeUrl(r.finalUrl);
+    // Links of an HTML page that stayed on the site; a page that redirected off-site is not ours.
+    if (got.analysis?.isHtml && final && isSameOrigin(final, home)) {
+      for (const link of got.analysis.links) {
+        frontier.link(url, link);
+        if (isSameOrigin(link, home)) frontier.add(link, depth + 1);
+      }
+    }
+    if (Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
+      lastProgress = Date.now();
+      w.progress(fetched);
+    }
+  };
+
+  // The home page was fetched already (to find where the site lives).
+  const start = frontier.next()!;
+  await visit(start.url, 0, w.first);
+  let active = 0;
+  const lane = async () => {
+    for (;;) {
+      o.signal.throwIfAborted();
+      if (started >= o.maxPages) return;
+      const entry = frontier.next();
+      if (!entry) {
+        // Another lane may still find links: wait for it rather than stop early.
+        if (active === 0) return;
+        await sleep(5);
+        continue;
+      }
+      active += 1;
+      if (robots.isAllowed(entry.url)) started += 1;
+      try {
+        await visit(entry.url, entry.depth);
+      } finally {
+        active -= 1;
+      }
+      if (delay > 0) await sleep(delay);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, lane));
+
+  return [...records.values()].map((r) => {
+    const inbound = frontier.inlinks.get(r.url);
+    return { ...r, inlinks: inbound?.count ?? 0, linkedFrom: inbound?.from ?? null, inSitemap: w.inSitemap.has(r.url) };
+  });
+}
+
+function progress(db: Db, crawlId: string, fetched: number): void {
+  // Best effort: progress is for people watching; the final write is what counts.
+  void SiteCrawl.query(db)
+    .findById(crawlId)
+    .where('state', 'running')
+    .patch({ pages_crawled: fetched })
+    .catch(() => {});
+}
+
+interface CrawlOutcome {
+  pages?: CrawledPage[];
+  all?: CrawlFinding[];
+  fresh?: Schemas['DeployCrawlFinding'][];
+  error?: string;
+}
+
+/** Ends a running crawl with its pages, findings and events, or failed with `error`. */
+export async function finishCrawl(db: Db, crawlId: string, outcome: CrawlOutcome): Promise<void> {
+  const pages = outcome.pages ?? [];
+  await withTransaction(db, async (trx) => {
+    const failed = outcome.error !== undefined;
+    const n = await SiteCrawl.query(trx)
+      .findById(crawlId)
+      .where('state', 'running')
+      .patch({
+        state: failed ? 'failed' : 'finished',
+        finished_at: nowMs(),
+        pages_crawled: pages.filter((p) => !p.blockedByRobots).length,
+        findings: failed ? null : { all: outcome.all ?? [], crawlFindings: outcome.fresh ?? [] },
+        error: outcome.error ?? null,
+      });
+    if (n === 0) return;
+    await CrawlPage.query(trx).where({ crawl_id: crawlId }).delete();
+    // Plain Knex: Objection inserts several rows in one statement on PostgreSQL only, and a crawl
+    // of 500 pages should not be 500 statements.
+    for (let i = 0; i < pages.length; i += 200) {
+      await trx('crawl_pages').insert(
+        pages.slice(i, i + 200).map((p) => ({
+          crawl_id: crawlId,
+          url: p.url,
+          depth: p.depth,
+          status: p.status,
+          final_url: p.finalUrl,
+          redirects: JSON.stringify(p.redirects),
+          title: p.title,
+          robots: JSON.stringify(p.robots),
+          blocked_by_robots: p.blockedByRobots,
+          in_sitemap: p.inSitemap,
+          inlinks: p.inlinks,
+          linked_from: p.linkedFrom,
+          error: p.error?.message ?? null,
+        })),
+      );
+    }
+    const crawl = (await SiteCrawl.query(trx).findById(crawlId))!;
+    const api = siteCrawlToApi(crawl);
+    const fresh = outcome.fresh ?? [];
+    await recordEvent(trx, crawl.workspace_id, 'site_crawl.completed', { crawl: api, findings: (outcome.all ?? []).length, newFindings: fresh.length }, {
+      idempotencyKey: `site_crawl.completed:${crawlId}`,
+    });
+    if (fresh.length > 0) {
+      await recordEvent(trx, crawl.workspace_id, 'site_crawl.regression', { crawl: api, deployId: crawl.deploy_id, findings: fresh }, {
+        idempotencyKey: `site_crawl.regression:${crawlId}`,
+      });
+    }
+  });
+}

@@ -1,0 +1,53 @@
+import type { Schemas } from '../contract/index.ts';
+import { CHECK_KINDS, type CheckFindingKind, type Severity } from './check-kinds.ts';
+
+type Page = Schemas['PageRecord'];
+
+export interface RawCheckFinding {
+  kind: CheckFindingKind;
+  severity: Severity;
+  url: string;
+  before: unknown;
+  after: unknown;
+}
+
+const SEVERITY_ORDER: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3 };
+
+/** Most severe first, then by URL, then by kind: a stable order people and tests can rely on. */
+export function bySeverity<T extends { severity: Severity; url: string; kind: string }>(a: T, b: T): number {
+  return SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0) || (a.kind < b.kind ? -1 : 1);
+}
+
+const answered = (p: Page) => p.status !== null && p.status >= 200 && p.status < 300;
+
+/**
+ * What got worse on the pages both checks looked at (matched by the URL asked for). A page that
+ * now errors, is missing or redirects elsewhere reports that alone: its content is another page's.
+ */
+export function compareChecks(baseline: readonly Page[], current: readonly Page[]): RawCheckFinding[] {
+  const before = new Map(baseline.map((p) => [p.url, p]));
+  const out: RawCheckFinding[] = [];
+  for (const after of current) {
+    const b = before.get(after.url);
+    if (!b) continue;
+    const sameContent = answered(b) && answered(after) && b.finalUrl === after.finalUrl;
+    for (const rule of CHECK_KINDS) {
+      if (rule.needsContent && !sameContent) continue;
+      const hit = rule.compare(b, after);
+      if (hit) out.push({ kind: rule.kind, severity: rule.severity, url: after.url, ...hit });
+    }
+  }
+  return out.sort(bySeverity);
+}
+
+/** What is wrong in one check on its own (`issues`). */
+export function judgeCheck(pages: readonly Page[]): Schemas['SiteCheckIssue'][] {
+  const out: Schemas['SiteCheckIssue'][] = [];
+  for (const page of pages) {
+    for (const rule of CHECK_KINDS) {
+      const value = rule.judge?.(page);
+      if (value !== undefined) out.push({ kind: rule.kind, severity: rule.severity, url: page.url, value });
+    }
+  }
+  return out.sort(bySeverity);
+}
