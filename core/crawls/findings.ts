@@ -75,11 +75,10 @@ export function crawlFindings(i: CrawlFindingsInput): CrawlFinding[] {
     if (urls.length < 2) continue;
     for (const url of urls) out.push(finding('duplicate_title', url, { title, others: urls.filter((u) => u !== url).slice(0, 5), pages: urls.length }));
   }
-  if (!i.sitemapReachable) {
-    for (const e of i.sitemapErrors.length ? i.sitemapErrors : [{ url: new URL('/sitemap.xml', i.home).href, message: 'no sitemap could be read' }]) {
-      out.push(finding('sitemap_unreachable', e.url, { message: e.message }));
-    }
-  }
+  // Every sitemap (or child of an index) that could not be read; with none readable and none
+  // named, the conventional /sitemap.xml.
+  const errors = i.sitemapErrors.length || i.sitemapReachable ? i.sitemapErrors : [{ url: new URL('/sitemap.xml', i.home).href, message: 'no sitemap could be read' }];
+  for (const e of errors) out.push(finding('sitemap_unreachable', e.url, { message: e.message }));
   return out.sort(bySeverity);
 }
 

@@ -26,6 +26,8 @@ export interface Config {
   crawlConcurrency: number;
   /** Pause between one lane's requests to a website during a crawl (politeness), ms. */
   crawlDelayMs: number;
+  /** One request of a check or crawl, everything included (lookups, redirects, body), ms. */
+  fetchTimeoutMs: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -64,5 +66,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     crawlMaxPages: Math.max(1, int(env, 'CRAWL_MAX_PAGES', 500)),
     crawlConcurrency: Math.max(1, int(env, 'CRAWL_CONCURRENCY', 4)),
     crawlDelayMs: int(env, 'CRAWL_DELAY_MS', 10),
+    fetchTimeoutMs: Math.max(100, int(env, 'FETCH_TIMEOUT_MS', 15_000)),
   };
 }

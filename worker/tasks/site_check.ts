@@ -8,6 +8,7 @@ export const site_check: TaskHandler<'site_check'> = async (payload, ctx) => {
   try {
     await runSiteCheck(ctx.db, payload.checkId, {
       allowPrivateNetwork: base.allowPrivateNetwork,
+      timeoutMs: base.fetchTimeoutMs,
       concurrency: base.crawlConcurrency,
       signal: ctx.signal,
       log: ctx.logger,

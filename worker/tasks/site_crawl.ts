@@ -8,6 +8,7 @@ export const site_crawl: TaskHandler<'site_crawl'> = async (payload, ctx) => {
   try {
     await runSiteCrawl(ctx.db, payload.crawlId, {
       allowPrivateNetwork: base.allowPrivateNetwork,
+      timeoutMs: base.fetchTimeoutMs,
       maxPages: base.crawlMaxPages,
       concurrency: base.crawlConcurrency,
       delayMs: base.crawlDelayMs,
