@@ -375,7 +375,17 @@ export interface components {
             type: string;
             id: string | null;
         };
-        /** @description A likely cause of a finding among the deploy's changed files. */
+        /**
+         * @description A likely cause of a finding among the deploy's changed files. Each change is scored 0 to 1 by
+         *     how well one of its signals explains the finding's kind (weight 0.45: e.g. a removed
+         *     `canonical` signal explains `canonical_removed` fully), how well its category does (0.30: a
+         *     `robots` file explains `robots_blocked`, a `server` file `page_error`), and how much its path
+         *     resembles the finding's URL (0.25: `src/pages/blog/[slug].astro` for `/blog/hello`, read the
+         *     way Next.js, Nuxt, Astro, SvelteKit, Hugo, Jekyll, Django, Rails and plain HTML sites lay out
+         *     routes; layouts, heads and navigation every page shares count half for any URL). A change
+         *     whose signals and category are both unrelated to the kind is never a cause. The full table is
+         *     in the source (`core/findings/causes.ts`).
+         */
         Cause: {
             /** @description The changed file. */
             path: string;
@@ -388,7 +398,7 @@ export interface components {
              * @description How well the change explains the finding, 0 to 1.
              */
             score: number;
-            /** @description Why the change is a likely cause, for people. */
+            /** @description Why the change is a likely cause, for people, e.g. ``removed `canonical` signal in a page matching /blog``. */
             reason: string;
         };
         /** @description One changed file of a deploy: its path, category and signals. Never code. */
@@ -409,12 +419,31 @@ export interface components {
          */
         ChangeCategory: "template" | "component" | "page" | "style" | "script" | "content" | "config" | "routing" | "redirects" | "robots" | "sitemap" | "headers" | "dependencies" | "asset" | "server" | "build" | "test" | "docs" | "other";
         /**
-         * @description Kinds of site-check findings and their severities: `page_error` (critical), `page_not_found`
-         *     (critical), `noindex_added` (critical), `robots_blocked` (critical), `nofollow_added` (high),
-         *     `redirect_added` (high), `canonical_changed` (high), `title_missing` (high),
-         *     `canonical_removed` (medium), `meta_description_missing` (medium), `h1_missing` (medium),
-         *     `structured_data_removed` (medium), `hreflang_removed` (medium), `content_shrunk` (medium),
-         *     `internal_links_dropped` (medium), `slower_response` (medium), `page_weight_increased` (low).
+         * @description Kinds of site-check findings, their severities, and when each is reported for a page that both
+         *     checks looked at (a finding) or for one check alone (an issue, in `GET /v1/site-checks/latest`):
+         *
+         *     | kind | severity | finding: from the baseline to the check | issue: in one check |
+         *     |---|---|---|---|
+         *     | `page_error` | critical | answered, now 5xx or no answer | 5xx or no answer |
+         *     | `page_not_found` | critical | answered, now 404 or 410 | 404 or 410 |
+         *     | `noindex_added` | critical | `noindex` (or `none`) in meta robots or X-Robots-Tag, not there before | `noindex` present |
+         *     | `robots_blocked` | critical | robots.txt now disallows the page | disallowed |
+         *     | `nofollow_added` | high | `nofollow` (or `none`), not there before | `nofollow` present |
+         *     | `redirect_added` | high | the page now redirects (or redirects elsewhere) | the page redirects |
+         *     | `canonical_changed` | high | both have a canonical URL, and they differ | the canonical names another page |
+         *     | `title_missing` | high | had a title, has none | no title |
+         *     | `canonical_removed` | medium | had a canonical URL, has none | no canonical URL |
+         *     | `meta_description_missing` | medium | had a meta description, has none | none |
+         *     | `h1_missing` | medium | had an `h1`, has none | no `h1` |
+         *     | `structured_data_removed` | medium | a JSON-LD or microdata type of the baseline is gone | (never) |
+         *     | `hreflang_removed` | medium | an alternate language of the baseline is gone | (never) |
+         *     | `content_shrunk` | medium | visible words down to half or less, from at least 100 | fewer than 50 words |
+         *     | `internal_links_dropped` | medium | same-origin links down to half or less, from at least 10 | no same-origin link |
+         *     | `slower_response` | medium | time to first byte at least doubled and at least 500 ms slower | 2 s or more |
+         *     | `page_weight_increased` | low | body at least doubled and at least 100 KB heavier | 3 MB or more |
+         *
+         *     Content (title through weight) is compared only when the page answered 2xx both times from the
+         *     same final URL: a page that now errors, is missing or redirects elsewhere reports that alone.
          * @enum {string}
          */
         CheckFindingKind: "page_error" | "page_not_found" | "noindex_added" | "robots_blocked" | "nofollow_added" | "redirect_added" | "canonical_changed" | "title_missing" | "canonical_removed" | "meta_description_missing" | "h1_missing" | "structured_data_removed" | "hreflang_removed" | "content_shrunk" | "internal_links_dropped" | "slower_response" | "page_weight_increased";
@@ -435,9 +464,22 @@ export interface components {
             };
         };
         /**
-         * @description Kinds of crawl findings and their severities: `redirect_loop` (critical), `broken_link` (high),
-         *     `page_removed` (high), `noindex_page` (high), `blocked_by_robots` (high), `redirect_chain`
-         *     (medium), `sitemap_unreachable` (medium), `duplicate_title` (low), `orphan_page` (low).
+         * @description Kinds of crawl findings, their severities and what each means (`details` in brackets):
+         *
+         *     | kind | severity | reported for |
+         *     |---|---|---|
+         *     | `redirect_loop` | critical | a URL whose redirects come back to a URL already visited [`chain`] |
+         *     | `broken_link` | high | a crawled URL that answers 4xx, 5xx or not at all, linked from a crawled page [`from`, `status`, `error`, `links`] |
+         *     | `page_removed` | high | a URL that answered 200 in the previous crawl and 404 or 410 now [`status`] |
+         *     | `noindex_page` | high | a page answering 200 with `noindex` or `none` [`robots`, `inSitemap`] |
+         *     | `blocked_by_robots` | high | a linked or sitemap URL that robots.txt disallows (never fetched) [`from`, `inSitemap`] |
+         *     | `redirect_chain` | medium | a URL that takes 2 or more redirects to reach its page [`hops`, `chain`] |
+         *     | `sitemap_unreachable` | medium | a sitemap (or a sitemap an index lists) that could not be read; `/sitemap.xml` when no sitemap could be read at all [`message`] |
+         *     | `duplicate_title` | low | each of two or more pages with the same title [`title`, `others`, `pages`] |
+         *     | `orphan_page` | low | a page in the sitemap that no crawled page links to [`inSitemap`] |
+         *
+         *     A deploy's `crawlFindings` are those whose kind and URL the previous finished crawl did not
+         *     report; the first crawl of a workspace sets the reference and reports none.
          * @enum {string}
          */
         CrawlFindingKind: "broken_link" | "page_removed" | "redirect_chain" | "redirect_loop" | "duplicate_title" | "orphan_page" | "noindex_page" | "blocked_by_robots" | "sitemap_unreachable";
@@ -617,11 +659,36 @@ export interface components {
             /** @description The newest site check triggered by this deploy, in any state, or null. */
             siteCheck: components["schemas"]["SiteCheck"] | null;
         } & components["schemas"]["Deploy"];
+        /** @description `deploy.recorded`: a deploy was created (not sent when an existing deploy is recorded again). */
+        DeployRecordedData: {
+            deploy: components["schemas"]["Deploy"];
+        };
         /**
          * @description How a deploy arrived.
          * @enum {string}
          */
         DeploySource: "webhook" | "cli" | "manual" | "github" | "gitlab";
+        /**
+         * @description The body of every webhook delivery: one event. `id` is the event's id (the same in every
+         *     delivery attempt and redelivery); `data` has the shape of the event's type, below.
+         */
+        EventEnvelope: {
+            /** @description The event's id. */
+            id: components["schemas"]["uuid"];
+            /** @description The event type. */
+            type: components["schemas"]["DeliveryEvent"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            createdAt: string;
+            /** @description The workspace it happened in. */
+            workspaceId: components["schemas"]["uuid"];
+            /** @description The event's facts; see the `...Data` models for each type. */
+            data: {
+                [key: string]: unknown;
+            };
+        };
         /** @description One request field that failed validation. */
         FieldError: {
             /**
@@ -644,7 +711,7 @@ export interface components {
             before: unknown;
             /** @description The value in the newer check. */
             after: unknown;
-            /** @description The page's search clicks over the last 28 days, or null without search data. */
+            /** @description The page's search clicks over the last 28 days of search data (0 without it). */
             clicks: number | null;
         };
         /** @description An alternate-language link of a page. */
@@ -886,7 +953,15 @@ export interface components {
         SignalKind: "title" | "meta_description" | "meta_robots" | "x_robots_tag" | "canonical" | "hreflang" | "structured_data" | "heading" | "link" | "redirect" | "robots_rule" | "sitemap_entry" | "route" | "script" | "stylesheet" | "image" | "font" | "lazy_loading" | "status_code" | "dependency" | "env" | "other";
         /**
          * @description A check of the website's home page and up to 20 key pages (top pages by search clicks, then
-         *     the shallowest pages of the last crawl, then the sitemap).
+         *     the shallowest pages of the last crawl, then the sitemap; same origin as the home page).
+         *
+         *     Every request goes through the same guard as webhooks: only public addresses, checked at every
+         *     redirect hop (at most 10) and connected to as checked; each request has 15 s in all
+         *     (`FETCH_TIMEOUT_MS`) and reads at most 5 MiB of a page (the rest is cut, what was read is
+         *     analysed). A page that cannot be fetched is a page record with `status: null`; it does not fail
+         *     the check. A website whose address is not public fails the check (`state: failed`) with an
+         *     `error` that says so. The check's findings compare it with the newest finished check scheduled
+         *     before it (its `baseline`).
          */
         SiteCheck: {
             id: components["schemas"]["uuid"];
@@ -906,6 +981,20 @@ export interface components {
             pages: components["schemas"]["PageRecord"][];
             /** @description Why the check failed, or null. */
             error: string | null;
+        };
+        /** @description `site_check.completed`: a site check finished or failed (see `check.state` and `check.error`). */
+        SiteCheckCompletedData: {
+            check: components["schemas"]["SiteCheck"];
+            /**
+             * Format: int32
+             * @description How many findings against its baseline.
+             */
+            findings: number;
+            /**
+             * Format: int32
+             * @description How many issues in the check alone.
+             */
+            issues: number;
         };
         /** @description Something wrong in one finished check on its own, judged with the finding kinds. */
         SiteCheckIssue: {
@@ -929,7 +1018,24 @@ export interface components {
             /** @description What is wrong in `check` on its own. */
             issues: components["schemas"]["SiteCheckIssue"][];
         };
-        /** @description A crawl of the website: same-origin links and the sitemap, breadth first, obeying robots.txt, up to 500 pages. */
+        /** @description `site_check.regression`: a finished site check found something worse than its baseline. Sent with `site_check.completed`, never without it. */
+        SiteCheckRegressionData: {
+            check: components["schemas"]["SiteCheck"];
+            /** @description The check it was compared with. */
+            baselineId: components["schemas"]["uuid"];
+            /** @description The deploy that triggered the check, or null. */
+            deployId: components["schemas"]["uuid"] | null;
+            /** @description What got worse, with likely causes among the deploy's changes. */
+            findings: components["schemas"]["DeployFinding"][];
+        };
+        /**
+         * @description A crawl of the website: same-origin links and the sitemap URLs, breadth first from the home page,
+         *     obeying robots.txt (a disallowed URL is never fetched), up to 500 pages (`CRAWL_MAX_PAGES`),
+         *     with at most 4 requests at a time (`CRAWL_CONCURRENCY`) and a pause of 10 ms between the
+         *     requests of each (`CRAWL_DELAY_MS`; robots.txt's `Crawl-delay`, up to 2 s, when larger). The
+         *     crawl's page list is internal: it is what the next crawl compares with and where checks find
+         *     their key pages.
+         */
         SiteCrawl: {
             id: components["schemas"]["uuid"];
             workspaceId: components["schemas"]["uuid"];
@@ -942,11 +1048,33 @@ export interface components {
             finishedAt: string | null;
             /**
              * Format: int32
-             * @description Pages fetched so far.
+             * @description Pages fetched so far (updated while the crawl runs, final once it finished).
              */
             pagesCrawled: number;
             /** @description Why the crawl failed, or null. */
             error: string | null;
+        };
+        /** @description `site_crawl.completed`: a crawl finished or failed. */
+        SiteCrawlCompletedData: {
+            crawl: components["schemas"]["SiteCrawl"];
+            /**
+             * Format: int32
+             * @description How many findings the crawl has in all.
+             */
+            findings: number;
+            /**
+             * Format: int32
+             * @description How many of them are new since the previous crawl.
+             */
+            newFindings: number;
+        };
+        /** @description `site_crawl.regression`: a finished crawl found something new since the previous crawl. */
+        SiteCrawlRegressionData: {
+            crawl: components["schemas"]["SiteCrawl"];
+            /** @description The deploy that triggered the crawl, or null. */
+            deployId: components["schemas"]["uuid"] | null;
+            /** @description The new findings, with likely causes among the deploy's changes. */
+            findings: components["schemas"]["DeployCrawlFinding"][];
         };
         /**
          * @description A webhook endpoint.
@@ -1029,6 +1157,13 @@ export interface components {
         /** @description Webhooks, oldest first. */
         WebhookList: {
             data: components["schemas"]["Webhook"][];
+        };
+        /** @description `webhook.test`: sent by `POST /v1/webhooks/{id}/test`. */
+        WebhookTestData: {
+            /** @description The webhook the test was sent to. */
+            webhookId: components["schemas"]["uuid"];
+            /** @description A human note: this is a test. */
+            message: string;
         };
         /**
          * @description Change a webhook. `active: true` re-enables a paused webhook and resets `failureCount`. A new

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../core/platform/index.ts';
+import { schemaErrors, type Schemas } from '../core/contract/index.ts';
 import { OutboxEvent } from '../core/db/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
@@ -242,6 +243,15 @@ for (const engine of engines()) {
       assert.equal(types.filter((t) => t === 'site_crawl.completed').length, 2);
       const regression = events.find((e) => e.type === 'site_check.regression')!;
       assert.ok((regression.data.findings as unknown[]).length >= PAGES.length);
+      // Each payload has the shape spec/events.tsp documents for it.
+      const shapes: Record<string, string> = {
+        'deploy.recorded': 'DeployRecordedData',
+        'site_check.completed': 'SiteCheckCompletedData',
+        'site_check.regression': 'SiteCheckRegressionData',
+        'site_crawl.completed': 'SiteCrawlCompletedData',
+        'site_crawl.regression': 'SiteCrawlRegressionData',
+      };
+      for (const e of events) assert.deepEqual(schemaErrors(shapes[e.type] as keyof Schemas, e.data), [], `${e.type} payload`);
       assert.equal(regression.idempotency_key, `site_check.regression:${(regression.data.check as { id: string }).id}`);
     });
 

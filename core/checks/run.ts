@@ -106,12 +106,13 @@ export async function finishCheck(db: Db, checkId: string, outcome: Outcome): Pr
       { check: api, findings: findings.length, issues: (outcome.issues ?? []).length },
       { idempotencyKey: `site_check.completed:${checkId}` },
     );
-    if (findings.length > 0) {
+    // Findings exist only against a baseline.
+    if (findings.length > 0 && outcome.baselineId) {
       await recordEvent(
         trx,
         check.workspace_id,
         'site_check.regression',
-        { check: api, baselineId: outcome.baselineId ?? null, deployId: check.deploy_id, findings },
+        { check: api, baselineId: outcome.baselineId, deployId: check.deploy_id, findings },
         { idempotencyKey: `site_check.regression:${checkId}` },
       );
     }

@@ -1,2 +1,2 @@
 // The events outbox: domain events written in the transactions that cause them.
-export { recordEvent, SUBSCRIBABLE_EVENTS, type EventType } from './outbox.ts';
+export { recordEvent, SUBSCRIBABLE_EVENTS, type EventType, type EventData } from './outbox.ts';

@@ -6,6 +6,15 @@ import { newId, nowMs } from '../platform/index.ts';
 export const SUBSCRIBABLE_EVENTS = enumValues('WebhookEvent');
 export type EventType = Schemas['WebhookEvent'];
 
+/** Each event's `data`, as spec/events.tsp documents it for partners. */
+export interface EventData {
+  'deploy.recorded': Schemas['DeployRecordedData'];
+  'site_check.completed': Schemas['SiteCheckCompletedData'];
+  'site_check.regression': Schemas['SiteCheckRegressionData'];
+  'site_crawl.completed': Schemas['SiteCrawlCompletedData'];
+  'site_crawl.regression': Schemas['SiteCrawlRegressionData'];
+}
+
 /**
  * Writes a domain event to the outbox inside the caller's transaction, so the event exists
  * exactly when the change it describes does. Delivery to webhooks happens later, in the worker.
@@ -13,15 +22,23 @@ export type EventType = Schemas['WebhookEvent'];
  * a job that runs twice writes its event once. Returns the event's id, or null when an event
  * with the key already exists.
  */
-export async function recordEvent(
+export async function recordEvent<T extends EventType>(
   trx: DbOrTrx,
   workspaceId: string,
-  type: EventType,
-  data: Record<string, unknown>,
+  type: T,
+  data: EventData[T],
   opts: { idempotencyKey?: string } = {},
 ): Promise<string | null> {
   const id = newId();
-  const row = { id, workspace_id: workspaceId, type, data, created_at: nowMs(), dispatched_at: null, idempotency_key: opts.idempotencyKey ?? null };
+  const row = {
+    id,
+    workspace_id: workspaceId,
+    type,
+    data: data as unknown as Record<string, unknown>,
+    created_at: nowMs(),
+    dispatched_at: null,
+    idempotency_key: opts.idempotencyKey ?? null,
+  };
   if (!opts.idempotencyKey) {
     await OutboxEvent.query(trx).insert(row);
     return id;
