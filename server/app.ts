@@ -38,13 +38,16 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const UNAUTHORIZED = problem(401, 'unauthorized', 'Unauthorized', 'Send a valid API key in the X-API-Key header.');
 
 /** Path resources whose row names the workspace a request is about (see authenticateKey). */
-const HINT_TABLES: Record<string, 'deploys'> = { '/v1/deploys/{id}': 'deploys' };
+const HINT_TABLES: Array<[prefix: string, table: 'deploys' | 'webhooks']> = [
+  ['/v1/deploys/{id}', 'deploys'],
+  ['/v1/webhooks/{id}', 'webhooks'],
+];
 
 /** The workspace a request names, read before authentication so one query answers both. */
 function workspaceHint(op: Operation, params: Record<string, string>, query: Record<string, unknown>, body: unknown): WorkspaceHint {
   const id = params.id;
   if (op.route.startsWith('/v1/workspaces/{id}') && isUuid(id)) return { workspaceId: id.toLowerCase() };
-  const table = HINT_TABLES[op.route];
+  const table = HINT_TABLES.find(([prefix]) => op.route.startsWith(prefix))?.[1];
   if (table && isUuid(id)) return { table, id: id.toLowerCase() };
   const q = query.workspace_id;
   if (typeof q === 'string' && isUuid(q)) return { workspaceId: q.toLowerCase() };

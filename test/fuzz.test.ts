@@ -182,6 +182,8 @@ function validValue(n: Norm, ctx: Ctx): Json {
       'https://www.example.com',
       'DE',
       `whsec_${crypto.randomBytes(32).toString('base64')}`,
+      // Unions of enums (DeliveryEvent) normalise to an untyped schema: offer a member.
+      'deploy.recorded',
     );
   }
   if (t === 'integer' || t === 'number') candidates.push(Math.min(Math.max(1, n.minimum ?? 1), n.maximum ?? 1));

@@ -2,6 +2,7 @@ import type { RetentionRule } from '../core/db/index.ts';
 import { activityRetention } from '../core/activity/index.ts';
 import { jobRetention } from '../core/jobs/index.ts';
 import { requestLogRetention } from '../core/request-logs/index.ts';
+import { webhookRetention } from '../core/webhooks/index.ts';
 
 /** Every domain's retention rules, composed in the one place the maintenance task applies them. */
-export const retentionRules: readonly RetentionRule[] = [...activityRetention, ...requestLogRetention, ...jobRetention];
+export const retentionRules: readonly RetentionRule[] = [...activityRetention, ...requestLogRetention, ...webhookRetention, ...jobRetention];

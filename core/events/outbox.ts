@@ -1,6 +1,7 @@
 import { OutboxEvent, type DbOrTrx } from '../db/index.ts';
 import { enumValues, type Schemas } from '../contract/index.ts';
 import { newId, nowMs } from '../platform/index.ts';
+import { enqueue } from '../jobs/index.ts';
 
 /** Event types a webhook can subscribe to: the contract's `WebhookEvent` enum. */
 export const SUBSCRIBABLE_EVENTS = enumValues('WebhookEvent');
@@ -39,15 +40,19 @@ export async function recordEvent<T extends EventType>(
     dispatched_at: null,
     idempotency_key: opts.idempotencyKey ?? null,
   };
-  if (!opts.idempotencyKey) {
+  if (opts.idempotencyKey) {
+    // The unique index decides: a second writer of the same fact inserts nothing. (Plain Knex:
+    // Objection cannot tell whether an insert that ignores conflicts inserted.)
+    const inserted = (await trx('events')
+      .insert({ ...row, data: JSON.stringify(data) })
+      .onConflict(['idempotency_key'])
+      .ignore()
+      .returning(['id'])) as Array<{ id: string }>;
+    if (inserted.length === 0) return null;
+  } else {
     await OutboxEvent.query(trx).insert(row);
-    return id;
   }
-  // The unique index decides: a second writer of the same fact inserts nothing.
-  const inserted = (await trx('events')
-    .insert({ ...row, data: JSON.stringify(data) })
-    .onConflict(['idempotency_key'])
-    .ignore()
-    .returning(['id'])) as Array<{ id: string }>;
-  return inserted.length ? id : null;
+  // Its fan-out to webhooks commits (and wakes a worker) with it.
+  await enqueue(trx, 'webhook_fanout', { eventId: id }, { dedupeKey: `webhook_fanout:${id}` });
+  return id;
 }

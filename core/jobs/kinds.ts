@@ -15,7 +15,10 @@ export interface JobPayloads {
   maintenance: { periodStart: number };
   site_check: { checkId: string };
   site_crawl: { crawlId: string };
-  webhook_delivery: { deliveryId: string };
+  /** Turns one outbox event into a message per subscribed active webhook, each with its first delivery. */
+  webhook_fanout: { eventId: string };
+  /** One delivery attempt of a message (the retry schedule enqueues the next). */
+  webhook_delivery: { messageId: string };
 }
 
 export type JobKind = keyof JobPayloads;
@@ -36,7 +39,11 @@ export const jobKinds = {
   maintenance: { maxAttempts: 3, backoffBaseMs: 1 * MINUTE, backoffMaxMs: 15 * MINUTE, timeoutMs: 30 * MINUTE },
   site_check: { maxAttempts: 3, backoffBaseMs: 30_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 10 * MINUTE },
   site_crawl: { maxAttempts: 3, backoffBaseMs: 1 * MINUTE, backoffMaxMs: 30 * MINUTE, timeoutMs: 2 * 60 * MINUTE },
-  webhook_delivery: { maxAttempts: 3, backoffBaseMs: 30_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 2 * MINUTE },
+  webhook_fanout: { maxAttempts: 10, backoffBaseMs: 5_000, backoffMaxMs: 5 * MINUTE, timeoutMs: MINUTE },
+  // The webhook retry schedule (WEBHOOK_RETRY_SCHEDULE) owns retries of failed deliveries: each
+  // job makes one attempt and schedules the next. The queue's own attempts only repeat an attempt
+  // whose result could not be recorded (database down), with the same delivery key and body.
+  webhook_delivery: { maxAttempts: 5, backoffBaseMs: 5_000, backoffMaxMs: 5 * MINUTE, timeoutMs: 2 * MINUTE },
 } as const satisfies { [K in JobKind]: RetryPolicy };
 
 export const JOB_KINDS = Object.keys(jobKinds) as JobKind[];

@@ -1,10 +1,10 @@
 import type { HandlerMap } from '../handler-types.ts';
-import { notImplemented } from './not-implemented.ts';
 import * as deploys from './deploys.ts';
 import * as siteChecks from './site-checks.ts';
 import * as workspaces from './workspaces.ts';
 import * as logs from './logs.ts';
 import * as activity from './activity.ts';
+import * as webhooks from './webhooks.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -22,13 +22,13 @@ export const handlers = {
   Workspaces_delete: workspaces.remove,
   Logs_list: logs.list,
   Activity_list: activity.list,
-  Webhooks_list: notImplemented,
-  Webhooks_create: notImplemented,
-  Webhooks_get: notImplemented,
-  Webhooks_update: notImplemented,
-  Webhooks_delete: notImplemented,
-  Webhooks_test: notImplemented,
-  Webhooks_listDeliveries: notImplemented,
-  Webhooks_getDelivery: notImplemented,
-  Webhooks_redeliver: notImplemented,
+  Webhooks_list: webhooks.list,
+  Webhooks_create: webhooks.create,
+  Webhooks_get: webhooks.get,
+  Webhooks_update: webhooks.update,
+  Webhooks_delete: webhooks.remove,
+  Webhooks_test: webhooks.test,
+  Webhooks_listDeliveries: webhooks.listDeliveriesOf,
+  Webhooks_getDelivery: webhooks.getDeliveryOf,
+  Webhooks_redeliver: webhooks.redeliver,
 } satisfies HandlerMap;

@@ -6,19 +6,9 @@ const ajv = createAjv();
 
 /**
  * Operations whose capability has not landed yet: the only ones that may answer 501, and only as
- * a problem document. Empty once every operation of the document is served.
+ * a problem document. Empty: every operation of the document is served.
  */
-export const PENDING_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>([
-  'Webhooks_list',
-  'Webhooks_create',
-  'Webhooks_get',
-  'Webhooks_update',
-  'Webhooks_delete',
-  'Webhooks_test',
-  'Webhooks_listDeliveries',
-  'Webhooks_getDelivery',
-  'Webhooks_redeliver',
-]);
+export const PENDING_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>([]);
 
 interface Route {
   template: string;

@@ -3,6 +3,7 @@ import { maintenance } from './maintenance.ts';
 import { site_check } from './site_check.ts';
 import { site_crawl } from './site_crawl.ts';
 import { webhook_delivery } from './webhook_delivery.ts';
+import { webhook_fanout } from './webhook_fanout.ts';
 
 // The task registry: one file per kind, named after the kind. `satisfies` makes a declared kind
 // (core/jobs/kinds.ts) without a handler, or a handler for an undeclared kind, a compile error.
@@ -10,5 +11,6 @@ export const tasks = {
   maintenance,
   site_check,
   site_crawl,
+  webhook_fanout,
   webhook_delivery,
 } satisfies TaskRegistry;

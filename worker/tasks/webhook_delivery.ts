@@ -1,7 +1,8 @@
+import { deliverMessage, deliverySettings } from '../../core/webhooks/index.ts';
 import type { TaskHandler } from '../task.ts';
 
-// Not built yet. The job must not complete without its effect, so it fails with a retryable
-// error and waits (its record stays queued) until a release that runs it.
-export const webhook_delivery: TaskHandler<'webhook_delivery'> = async () => {
-  throw new Error('webhook_delivery jobs are not run by this release yet');
+/** One delivery attempt of a message; a failed one schedules the next per WEBHOOK_RETRY_SCHEDULE. */
+export const webhook_delivery: TaskHandler<'webhook_delivery'> = async (payload, ctx) => {
+  const attempt = await deliverMessage(ctx.db, payload.messageId, deliverySettings(ctx.config, ctx.signal));
+  if (attempt) ctx.logger.info({ messageId: payload.messageId, attempt: attempt.attempt, status: attempt.status, responseStatus: attempt.response_status }, 'webhook attempt');
 };

@@ -11,3 +11,4 @@ export { SiteCrawl } from './SiteCrawl.ts';
 export { OutboxEvent } from './OutboxEvent.ts';
 export { RequestLog, RequestLogHourly, RequestLogRollup } from './RequestLog.ts';
 export { CrawlPage } from './CrawlPage.ts';
+export { Webhook, WebhookMessage, WebhookDelivery } from './Webhook.ts';

@@ -499,7 +499,7 @@ export interface components {
             status: "success" | "failed";
             /** @description The receiver's HTTP status, or null when no answer came. */
             responseStatus: number | null;
-            /** @description Up to 500 characters of the answer (or the network error), with the secret and custom header values replaced by `[REDACTED]`. */
+            /** @description Up to 500 characters of the answer (or why no answer came), with the secrets, custom header values and anything shaped like a key replaced by `[REDACTED]`. */
             responseBody: string | null;
             /** Format: int32 */
             durationMs: number;
@@ -521,6 +521,12 @@ export interface components {
         /** @description Delivery attempts, newest first. Kept 30 days. */
         DeliveryAttemptList: {
             data: components["schemas"]["DeliveryAttempt"][];
+            meta: components["schemas"]["DeliveryAttemptMeta"];
+        };
+        /** @description Pagination of delivery attempts. */
+        DeliveryAttemptMeta: {
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         /** @description Every event name a delivery can carry. */
         DeliveryEvent: components["schemas"]["WebhookEvent"] | "webhook.test";
@@ -1079,16 +1085,37 @@ export interface components {
         /**
          * @description A webhook endpoint.
          *
-         *     **Signing** (Standard Webhooks): each delivery carries `webhook-id` (the deliveryKey),
-         *     `webhook-timestamp` (Unix seconds), `webhook-signature` = `v1,` + base64 HMAC-SHA256 of
-         *     `<webhook-id>.<webhook-timestamp>.<body>`, and `webhook-body-signature` = `v1,` + base64
-         *     HMAC-SHA256 of the body alone. Body: `{ id, type, createdAt, workspaceId, data }`.
+         *     **Delivery**: every event of a subscribed type is sent as one POST of `application/json` to
+         *     `url`, with the custom headers and the signing headers; the body is an `EventEnvelope`
+         *     (`{ id, type, createdAt, workspaceId, data }`, `data` as the `...Data` models describe). Each
+         *     event gets one `deliveryKey`, shared by all its attempts and redeliveries; receivers should
+         *     treat a repeated `webhook-id` as the same event (delivery is at least once: a worker that dies
+         *     after sending and before recording sends the same attempt again, same key, same body).
          *
-         *     **Retries**: a delivery succeeds on a 2xx within 10 s (redirects are not followed); otherwise it
-         *     is retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h (8 attempts in all).
-         *     `failureCount` counts consecutive failed attempts and resets on a success. A webhook is paused
-         *     (`active: false`, pending retries cancelled) after 5 consecutive failures spanning at least
-         *     24 hours, or at once when the receiver answers `410 Gone`.
+         *     **Signing** (Standard Webhooks): `webhook-id` (the deliveryKey), `webhook-timestamp` (Unix
+         *     seconds), `webhook-signature` = `v1,` + base64 HMAC-SHA256 of
+         *     `<webhook-id>.<webhook-timestamp>.<body>`, and `webhook-body-signature` = `v1,` + base64
+         *     HMAC-SHA256 of the body alone. The HMAC key of a secret `whsec_<base64>` is the decoded bytes,
+         *     of any other secret its UTF-8 bytes. For 24 hours after a secret is rotated, every delivery
+         *     carries two signatures in each signature header, space-separated as Standard Webhooks allows
+         *     (`v1,<new> v1,<old>`): receivers that verify against either secret keep working while they
+         *     switch. (Standard Webhooks libraries accept any one matching signature of the list.)
+         *
+         *     **Retries**: an attempt succeeds on a 2xx within 10 s (`WEBHOOK_TIMEOUT_MS`); redirects are not
+         *     followed and count as failures. A failed delivery is retried after 1 min, 5 min, 30 min, 2 h,
+         *     6 h, 12 h and 24 h (`WEBHOOK_RETRY_SCHEDULE`; 8 attempts in all), each delay with ±10% jitter;
+         *     a `Retry-After` on a 429 or 503 answer is honoured within the schedule's shortest and longest
+         *     delays. The schedule alone decides retries. `failureCount` counts consecutive failed attempts
+         *     (tests and redeliveries included) and resets on a success. A webhook is paused
+         *     (`active: false`, pending retries cancelled, a `webhook.paused` activity row) when the streak is at least
+         *     5 attempts (`WEBHOOK_PAUSE_AFTER_FAILURES`) and at least 24 hours old
+         *     (`WEBHOOK_PAUSE_AFTER_HOURS`), or at once when the receiver answers `410 Gone`. `active: true`
+         *     brings it back with `failureCount` 0; cancelled retries are not resumed.
+         *
+         *     **Addresses**: `url` must be https on a public host, checked when it is set (no IP literal in a
+         *     non-public range, no `localhost`, `*.local`, `*.internal` or single-label name) and again at
+         *     every delivery: the name is resolved, every address must be public, and the connection goes to
+         *     the address that was checked.
          */
         Webhook: {
             id: components["schemas"]["uuid"];
@@ -1138,9 +1165,10 @@ export interface components {
             secret?: components["schemas"]["webhookSecret"];
             /**
              * @description Up to 10 custom headers sent with every delivery. Names use letters, digits and hyphens and
-             *     are unique case-insensitively; values up to 1,024 characters. The signing headers
-             *     (`webhook-id`, `webhook-timestamp`, `webhook-signature`, `webhook-body-signature`),
-             *     `Content-Type`, `Content-Length` and `Host` cannot be set.
+             *     are unique case-insensitively; values up to 1,024 characters, without control characters.
+             *     The signing headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`,
+             *     `webhook-body-signature`), `Content-Type`, `Content-Length` and `Host` cannot be set, in any
+             *     letter case. Values are never returned; responses list only `headerNames`.
              */
             headers?: {
                 [key: string]: components["schemas"]["WebhookHeaderValue"];
@@ -1176,6 +1204,7 @@ export interface components {
             events?: components["schemas"]["WebhookEvent"][];
             active?: boolean;
             secret?: components["schemas"]["webhookSecret"];
+            /** @description Replaces the set; a null value keeps the stored value of that name; `null` clears them all. */
             headers?: {
                 [key: string]: components["schemas"]["WebhookHeaderValue"] | null;
             } | null;
@@ -2318,9 +2347,14 @@ export interface operations {
     Webhooks_listDeliveries: {
         parameters: {
             query?: {
+                /** @description Only successful or only failed attempts. */
                 status?: "success" | "failed";
+                /** @description Only attempts of this event type. */
+                event?: components["schemas"]["DeliveryEvent"];
                 /** @description Attempts per page, 1 to 200. */
                 limit?: number;
+                /** @description The `meta.next_cursor` of the previous page. */
+                cursor?: string;
             };
             header?: never;
             path: {

@@ -1,0 +1,293 @@
+import { OutboxEvent, Webhook, WebhookDelivery, WebhookMessage, isPostgres, withTransaction, type Db, type DbOrTrx } from '../db/index.ts';
+import { enqueue } from '../jobs/index.ts';
+import { FetchError, guardedFetch } from '../net/index.ts';
+import { webhookDeliveryFailed, webhookDeliverySucceeded, webhookPaused, SYSTEM_ACTOR, type Actor } from '../activity/index.ts';
+import { newId, nowMs, redactSecrets, toIso } from '../platform/index.ts';
+import { sha256Hex, signatureHeaders } from './signing.ts';
+import { cancelPendingDeliveries, deliveryJobKey, signingSecrets } from './webhooks.ts';
+
+// The three steps of a webhook delivery, each idempotent so a crash between any two repeats
+// nothing visible (Svix's shape): the event in the outbox (core/events), its fan-out into one
+// message per subscribed webhook (fanOutEvent), and the attempts of each message
+// (deliverMessage, sendTest, redeliver), each recorded with its outcome. The retry schedule owns
+// retries: a failed attempt schedules the next one as a job of its own.
+
+export interface DeliverySettings {
+  allowPrivateNetwork: boolean;
+  timeoutMs: number;
+  /** Seconds before retry 1, 2, ...: attempts in all = 1 + its length. */
+  retryScheduleSeconds: readonly number[];
+  pauseAfterFailures: number;
+  pauseAfterHours: number;
+  signal?: AbortSignal;
+  random?: () => number;
+  /** Tests: extra trusted certificates (NODE_EXTRA_CA_CERTS works too). */
+  ca?: string;
+}
+
+/** Response text kept per attempt. */
+export const RESPONSE_TEXT_LIMIT = 500;
+/** Response bytes read at most (the rest is not needed to judge the attempt). */
+const RESPONSE_READ_LIMIT = 64 * 1024;
+
+function newDeliveryKey(): string {
+  return `msg_${newId().replace(/-/g, '')}`;
+}
+
+/** The body a webhook receives: `{ id, type, createdAt, workspaceId, data }`. */
+export function eventBody(e: { id: string; type: string; createdAt: number; workspaceId: string; data: unknown }): string {
+  return JSON.stringify({ id: e.id, type: e.type, createdAt: toIso(e.createdAt), workspaceId: e.workspaceId, data: e.data });
+}
+
+/**
+ * One message per active webhook of the event's workspace that subscribes to its type, each with
+ * its first delivery job, in one transaction; then the event counts as dispatched. Running it
+ * again adds nothing (one message per event and webhook, by a unique index).
+ */
+export async function fanOutEvent(db: Db, eventId: string): Promise<number> {
+  return withTransaction(db, async (trx) => {
+    const event = await OutboxEvent.query(trx).findById(eventId);
+    if (!event || event.dispatched_at !== null) return 0;
+    const hooks = (await Webhook.query(trx).where({ workspace_id: event.workspace_id, active: true })).filter((w) => w.events.includes(event.type));
+    const body = eventBody({ id: event.id, type: event.type, createdAt: Number(event.created_at), workspaceId: event.workspace_id, data: event.data });
+    const hash = sha256Hex(body);
+    let created = 0;
+    for (const w of hooks) {
+      const id = newId();
+      // Plain Knex: Objection cannot tell whether an insert that ignores conflicts inserted.
+      const inserted = (await trx('webhook_messages')
+        .insert({ id, webhook_id: w.id, workspace_id: w.workspace_id, event_id: event.id, event: event.type, delivery_key: newDeliveryKey(), payload: body, body_hash: hash, state: 'pending', created_at: nowMs() })
+        .onConflict(['event_id', 'webhook_id'])
+        .ignore()
+        .returning(['id'])) as Array<{ id: string }>;
+      if (inserted.length === 0) continue;
+      await enqueue(trx, 'webhook_delivery', { messageId: id }, { dedupeKey: deliveryJobKey(id, 1) });
+      created += 1;
+    }
+    await OutboxEvent.query(trx).findById(eventId).patch({ dispatched_at: nowMs() });
+    return created;
+  });
+}
+
+interface Exchange {
+  status: 'success' | 'failed';
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  /** Seconds the receiver asked us to wait (Retry-After on 429 or 503). */
+  retryAfterSeconds: number | null;
+  error: string | null;
+}
+
+/** Response text as stored: 500 characters, the secrets and custom header values replaced. */
+function redactedText(text: string, webhook: Webhook): string {
+  let out = text;
+  const hidden = [webhook.secret, webhook.previous_secret, ...webhook.headers.map(([, v]) => v)].filter((s): s is string => !!s && s.length >= 4);
+  for (const s of hidden) out = out.split(s).join('[REDACTED]');
+  return redactSecrets(out).slice(0, RESPONSE_TEXT_LIMIT);
+}
+
+function retryAfter(value: string | string[] | undefined, now: number): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return null;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim());
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, Math.round((at - now) / 1000)) : null;
+}
+
+/** Sends one message once: signed, to the checked address, no redirects followed. */
+async function send(webhook: Webhook, message: WebhookMessage, s: DeliverySettings): Promise<Exchange> {
+  const now = nowMs();
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [name, value] of webhook.headers) headers[name] = value;
+  Object.assign(headers, signatureHeaders({ secrets: signingSecrets(webhook, now), id: message.delivery_key, timestamp: now / 1000, body: message.payload }));
+  const started = performance.now();
+  try {
+    const res = await guardedFetch(webhook.url, {
+      method: 'POST',
+      headers,
+      body: message.payload,
+      httpsOnly: true,
+      followRedirects: false,
+      allowPrivateNetwork: s.allowPrivateNetwork,
+      timeoutMs: s.timeoutMs,
+      maxBodyBytes: RESPONSE_READ_LIMIT,
+      truncate: true,
+      signal: s.signal,
+      ca: s.ca,
+    });
+    const ok = res.status >= 200 && res.status < 300;
+    return {
+      status: ok ? 'success' : 'failed',
+      responseStatus: res.status,
+      responseBody: redactedText(res.body.toString('utf8'), webhook),
+      durationMs: Math.round(performance.now() - started),
+      retryAfterSeconds: res.status === 429 || res.status === 503 ? retryAfter(res.headers['retry-after'], nowMs()) : null,
+      error: ok ? null : `the receiver answered ${res.status}`,
+    };
+  } catch (err) {
+    if (!(err instanceof FetchError) || err.code === 'aborted') throw err;
+    return { status: 'failed', responseStatus: null, responseBody: redactedText(err.message, webhook), durationMs: Math.round(performance.now() - started), retryAfterSeconds: null, error: redactedText(err.message, webhook) };
+  }
+}
+
+/** The delay before retry `n` (1-based): the schedule's, within ±10% jitter, or the receiver's Retry-After within the schedule's bounds. */
+function retryDelayMs(n: number, x: Exchange, s: DeliverySettings): number {
+  const schedule = s.retryScheduleSeconds;
+  const planned = schedule[n - 1] * 1000;
+  if (x.retryAfterSeconds !== null) {
+    const min = Math.min(...schedule) * 1000;
+    const max = Math.max(...schedule) * 1000;
+    return Math.min(max, Math.max(min, x.retryAfterSeconds * 1000));
+  }
+  return Math.round(planned * (0.9 + 0.2 * (s.random ?? Math.random)()));
+}
+
+type Origin = WebhookDelivery['origin'];
+
+/**
+ * Records an attempt with its consequences, in one transaction: the attempt row (numbered after
+ * the message's last), the webhook's failure streak and last attempt time, the pause rule, the
+ * next attempt of an automatic delivery, and the activity rows.
+ */
+async function record(db: Db, webhookId: string, message: WebhookMessage, x: Exchange, origin: Origin, s: DeliverySettings, actor: Actor): Promise<WebhookDelivery | null> {
+  return withTransaction(db, async (trx) => {
+    const wq = Webhook.query(trx).findById(webhookId);
+    if (isPostgres(trx)) wq.forUpdate();
+    const webhook = await wq;
+    if (!webhook) return null; // deleted while we sent
+    const now = nowMs();
+    const last = (await WebhookDelivery.query(trx).where({ message_id: message.id }).max('attempt as n').first()) as unknown as { n: number | null } | undefined;
+    const attempt = Number(last?.n ?? 0) + 1;
+    const automatic = origin === 'event' || origin === 'retry';
+    const failed = x.status === 'failed';
+    const failureCount = failed ? Number(webhook.failure_count) + 1 : 0;
+    const failingSince = failed ? (webhook.failing_since ?? now) : null;
+    const gone = x.responseStatus === 410;
+    const streakOld = failingSince !== null && now - failingSince >= s.pauseAfterHours * 3_600_000;
+    const pause = Boolean(webhook.active) && failed && (gone || (failureCount >= s.pauseAfterFailures && streakOld));
+
+    const automaticSoFar = automatic ? await WebhookDelivery.query(trx).where({ message_id: message.id }).whereIn('origin', ['event', 'retry']).resultSize() : 0;
+    const retry = automatic && failed && !pause && automaticSoFar + 1 < 1 + s.retryScheduleSeconds.length;
+    const nextRetryAt = retry ? now + retryDelayMs(automaticSoFar + 1, x, s) : null;
+
+    const row = await WebhookDelivery.query(trx).insert({
+      id: newId(),
+      message_id: message.id,
+      webhook_id: webhook.id,
+      event: message.event,
+      delivery_key: message.delivery_key,
+      attempt,
+      origin,
+      status: x.status,
+      response_status: x.responseStatus,
+      response_body: x.responseBody,
+      duration_ms: x.durationMs,
+      body_hash: message.body_hash,
+      next_retry_at: nextRetryAt,
+      created_at: now,
+    });
+    await Webhook.query(trx).findById(webhook.id).patch({ failure_count: failureCount, failing_since: failingSince, last_triggered_at: now });
+    if (automatic) {
+      await WebhookMessage.query(trx).findById(message.id).patch({ state: x.status === 'success' ? 'delivered' : retry ? 'pending' : 'failed' });
+      if (retry) await enqueue(trx, 'webhook_delivery', { messageId: message.id }, { runAt: nextRetryAt!, dedupeKey: deliveryJobKey(message.id, attempt + 1) });
+    } else if (x.status === 'success' && message.state !== 'once') {
+      await WebhookMessage.query(trx).findById(message.id).whereIn('state', ['failed', 'cancelled']).patch({ state: 'delivered' });
+    }
+    const fields = {
+      workspaceId: webhook.workspace_id,
+      webhookId: webhook.id,
+      deliveryId: row.id,
+      deliveryKey: message.delivery_key,
+      event: message.event,
+      attempt,
+      responseStatus: x.responseStatus,
+      durationMs: x.durationMs,
+      error: x.error,
+      nextRetryAt,
+      actor,
+      at: now,
+    };
+    if (failed) await webhookDeliveryFailed(trx, fields);
+    else await webhookDeliverySucceeded(trx, fields);
+    if (pause) {
+      await Webhook.query(trx).findById(webhook.id).patch({ active: false });
+      await cancelPendingDeliveries(trx, webhook.id);
+      await webhookPaused(trx, { workspaceId: webhook.workspace_id, webhookId: webhook.id, reason: gone ? 'gone' : 'failure_streak', failureCount, actor: SYSTEM_ACTOR, at: now });
+    }
+    return row;
+  });
+}
+
+/**
+ * The delivery job: one attempt of a pending message. A message no longer pending (delivered,
+ * given up, cancelled by a pause) or whose webhook is paused or gone is left alone.
+ */
+export async function deliverMessage(db: Db, messageId: string, s: DeliverySettings): Promise<WebhookDelivery | null> {
+  const message = await WebhookMessage.query(db).findById(messageId);
+  if (!message || message.state !== 'pending') return null;
+  const webhook = await Webhook.query(db).findById(message.webhook_id);
+  if (!webhook) return null;
+  if (!webhook.active) {
+    await WebhookMessage.query(db).findById(messageId).where('state', 'pending').patch({ state: 'cancelled' });
+    return null;
+  }
+  const earlier = await WebhookDelivery.query(db).where({ message_id: messageId }).resultSize();
+  const x = await send(webhook, message, s);
+  return record(db, webhook.id, message, x, earlier === 0 ? 'event' : 'retry', s, SYSTEM_ACTOR);
+}
+
+/** `POST /v1/webhooks/{id}/test`: a `webhook.test` event to this endpoint only, sent now, never retried. */
+export async function sendTest(db: Db, webhook: Webhook, s: DeliverySettings, actor: Actor): Promise<WebhookDelivery> {
+  const now = nowMs();
+  const body = eventBody({ id: newId(), type: 'webhook.test', createdAt: now, workspaceId: webhook.workspace_id, data: { webhookId: webhook.id, message: 'This is a test event from sitehealth.' } });
+  const message = await WebhookMessage.query(db).insert({
+    id: newId(),
+    webhook_id: webhook.id,
+    workspace_id: webhook.workspace_id,
+    event_id: null,
+    event: 'webhook.test',
+    delivery_key: newDeliveryKey(),
+    payload: body,
+    body_hash: sha256Hex(body),
+    state: 'once',
+    created_at: now,
+  });
+  const x = await send(webhook, message, s);
+  return (await record(db, webhook.id, message, x, 'test', s, actor))!;
+}
+
+/**
+ * Sends a message again exactly as before (same body and delivery key, so the same body
+ * signature; a new timestamp and timestamped signature), as its next attempt, never retried.
+ */
+export async function redeliver(db: Db, webhook: Webhook, message: WebhookMessage, s: DeliverySettings, actor: Actor): Promise<WebhookDelivery> {
+  const x = await send(webhook, message, s);
+  return (await record(db, webhook.id, message, x, 'redelivery', s, actor))!;
+}
+
+/** The message an attempt of this webhook belongs to. */
+export async function messageOfAttempt(db: DbOrTrx, webhookId: string, attemptId: string): Promise<{ attempt: WebhookDelivery; message: WebhookMessage } | null> {
+  const attempt = await WebhookDelivery.query(db).findById(attemptId);
+  if (!attempt || attempt.webhook_id !== webhookId) return null;
+  const message = await WebhookMessage.query(db).findById(attempt.message_id);
+  return message ? { attempt, message } : null;
+}
+
+/** The delivery settings of the service's configuration (CONTRACT 1.1). */
+export function deliverySettings(c: {
+  allowPrivateNetwork: boolean;
+  webhookTimeoutMs: number;
+  webhookRetryScheduleSeconds: number[];
+  webhookPauseAfterFailures: number;
+  webhookPauseAfterHours: number;
+}, signal?: AbortSignal): DeliverySettings {
+  return {
+    allowPrivateNetwork: c.allowPrivateNetwork,
+    timeoutMs: c.webhookTimeoutMs,
+    retryScheduleSeconds: c.webhookRetryScheduleSeconds,
+    pauseAfterFailures: c.webhookPauseAfterFailures,
+    pauseAfterHours: c.webhookPauseAfterHours,
+    signal,
+  };
+}
