@@ -90,6 +90,19 @@ describe('cause ranking', () => {
     assert.deepEqual(rankCauses('robots_blocked', 'https://x.example/', [{ path: 'src/pages/index.astro', category: 'page', signals: [] }]), []);
   });
 
+  it('a change every page shares explains a one-page finding less than one on most pages', () => {
+    const changes: Change[] = [
+      { path: 'Gemfile.lock', category: 'dependencies', signals: [{ kind: 'dependency', change: 'added' }] },
+      { path: 'app/controllers/customers_controller.rb', category: 'server', signals: [] },
+    ];
+    const url = 'https://x.example/customers';
+    assert.equal(rankCauses('page_error', url, changes, { spread: 1 / 21 })[0].path, 'app/controllers/customers_controller.rb');
+    assert.equal(rankCauses('page_error', url, changes, { spread: 1 })[0].path, 'Gemfile.lock');
+    // A finding about the whole site is never discounted.
+    const sitemap: Change[] = [{ path: 'astro.config.mjs', category: 'config', signals: [{ kind: 'sitemap_entry', change: 'removed' }] }];
+    assert.equal(rankCauses('sitemap_unreachable', 'https://x.example/sitemap.xml', sitemap, { spread: 0 })[0].score, rankCauses('sitemap_unreachable', 'https://x.example/sitemap.xml', sitemap, { spread: 1 })[0].score);
+  });
+
   it('reads routes the way frameworks do', () => {
     const cases: Array<[string, string, number]> = [
       ['app/blog/[slug]/page.tsx', '/blog/x', 0.8],
@@ -98,6 +111,10 @@ describe('cause ranking', () => {
       ['src/pages/index.astro', '/', 1],
       ['app/(marketing)/pricing/page.tsx', '/pricing', 1],
       ['src/pages/pricing.astro', '/blog/x', 0],
+      ['app/controllers/customers_controller.rb', '/customers', 1],
+      ['public/_redirects', '/pricing', 0],
+      ['layouts/_default/single.html', '/', 0],
+      ['app/blog/[slug]/page.tsx', '/pricing', 0],
     ];
     for (const [file, url, score] of cases) assert.equal(pathAffinity(file, `https://x.example${url}`).score, score, `${file} ~ ${url}`);
   });

@@ -62,9 +62,9 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
 
   const baseline = await finishedCheckBefore(db, check.workspace_id, Number(check.scheduled_at));
   const changes = check.deploy_id ? ((await Deploy.query(db).findById(check.deploy_id).select('changes'))?.changes ?? []) : [];
-  const findings: Schemas['DeployFinding'][] = baseline
-    ? compareChecks(baseline.pages as Schemas['PageRecord'][], pages).map((f) => ({ ...f, clicks: 0, causes: rankCauses(f.kind, f.url, changes) }))
-    : [];
+  const raw = baseline ? compareChecks(baseline.pages as Schemas['PageRecord'][], pages) : [];
+  const spread = (kind: string) => raw.filter((f) => f.kind === kind).length / pages.length;
+  const findings: Schemas['DeployFinding'][] = raw.map((f) => ({ ...f, clicks: 0, causes: rankCauses(f.kind, f.url, changes, { spread: spread(f.kind) }) }));
   await finishCheck(db, checkId, { pages, findings, issues: judgeCheck(pages), baselineId: baseline?.id ?? null });
   o.log.info({ checkId, pages: pages.length, findings: findings.length, ms: nowMs() - startedAt }, 'site check finished');
 }

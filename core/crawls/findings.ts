@@ -69,7 +69,8 @@ export function crawlFindings(i: CrawlFindingsInput): CrawlFinding[] {
     if (p.status !== 200 || !p.isHtml) continue;
     if (p.robots.includes('noindex') || p.robots.includes('none')) out.push(finding('noindex_page', p.url, { robots: p.robots, inSitemap: p.inSitemap }));
     if (p.inSitemap && p.inlinks === 0 && p.url !== i.home) out.push(finding('orphan_page', p.url, { inSitemap: true }));
-    if (p.title) titles.set(p.title, [...(titles.get(p.title) ?? []), p.url]);
+    // A URL that redirected shows its target's title: only pages served at their own URL count.
+    if (p.title && p.redirects.length === 0) titles.set(p.title, [...(titles.get(p.title) ?? []), p.url]);
   }
   for (const [title, urls] of titles) {
     if (urls.length < 2) continue;

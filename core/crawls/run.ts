@@ -70,7 +70,10 @@ export async function runSiteCrawl(db: Db, crawlId: string, o: CrawlOptions): Pr
   const changes = crawl.deploy_id ? ((await Deploy.query(db).findById(crawl.deploy_id).select('changes'))?.changes ?? []) : [];
   // Without a previous crawl nothing is "new": a first crawl sets the reference.
   const fresh: Schemas['DeployCrawlFinding'][] = previous
-    ? newSince(all, (previous.findings?.all ?? []) as CrawlFinding[]).map((f) => ({ ...f, causes: rankCauses(f.kind, f.url, changes) }))
+    ? newSince(all, (previous.findings?.all ?? []) as CrawlFinding[]).map((f) => ({
+        ...f,
+        causes: rankCauses(f.kind, f.url, changes, { spread: all.filter((x) => x.kind === f.kind).length / Math.max(1, pages.length) }),
+      }))
     : [];
   await finishCrawl(db, crawlId, { pages, all, fresh });
   o.log.info({ crawlId, pages: pages.length, findings: all.length, new: fresh.length, ms: nowMs() - startedAt }, 'crawl finished');

@@ -6,8 +6,11 @@ import { pathAffinity } from './path-affinity.ts';
 // + 0.30 x how well its category explains it (the table's `categories`)
 // + 0.25 x how much its path resembles the finding's URL (path-affinity.ts)
 // and the five best with a score are the causes, best first. A change that neither its signals
-// nor its category tie to the kind is never a cause, however its path looks. The weights were
-// tuned on the detection corpus (npm run bench:detection, bench/results/detection.md).
+// nor its category tie to the kind is never a cause, however its path looks. A change that acts
+// on every page at once (dependencies, configuration, build, environment) explains a finding on
+// one page less than one on most pages: its score is discounted by up to 40% as the finding's
+// spread (the share of looked-at pages with the same kind) falls. The weights were tuned on the
+// detection corpus (npm run bench:detection, bench/results/detection.md).
 
 type Change = Schemas['Change'];
 type SignalKind = Schemas['SignalKind'];
@@ -97,7 +100,7 @@ export const CAUSES: Record<FindingKind, Explains> = {
     signals: { link: { removed: 1, added: 0.2 } },
   },
   slower_response: {
-    categories: { server: 1, dependencies: 0.8, config: 0.6, script: 0.6, build: 0.5, template: 0.4, asset: 0.4, page: 0.3 },
+    categories: { server: 1, dependencies: 0.8, config: 0.6, script: 0.6, build: 0.5, page: 0.5, template: 0.4, asset: 0.4 },
     signals: { dependency: both(0.8), script: { added: 0.8 }, env: both(0.5), lazy_loading: { removed: 0.5 }, image: { added: 0.4 }, font: { added: 0.4 }, stylesheet: { added: 0.4 } },
   },
   page_weight_increased: {
@@ -149,6 +152,13 @@ export const CAUSES: Record<FindingKind, Explains> = {
 export const WEIGHTS = { signal: 0.45, category: 0.3, path: 0.25 } as const;
 export const MAX_CAUSES = 5;
 
+/** Changes that act on every page at once, and the most their score loses for a one-page finding. */
+const SITE_WIDE_CATEGORIES = new Set<Category>(['dependencies', 'config', 'build']);
+const SITE_WIDE_SIGNALS = new Set<SignalKind>(['dependency', 'env']);
+export const SITE_WIDE_DISCOUNT = 0.4;
+/** Kinds about the site as a whole rather than one of its pages: never discounted. */
+const SITE_LEVEL_KINDS = new Set<FindingKind>(['sitemap_unreachable']);
+
 const CATEGORY_LABEL: Partial<Record<Category, string>> = {
   template: 'template',
   page: 'page',
@@ -185,8 +195,11 @@ function reason(change: Change, signal: { kind: SignalKind; change: 'added' | 'r
 
 export type Cause = Schemas['Cause'];
 
-/** Score of one change for one finding, with the signal that explains it best. */
-export function scoreChange(kind: FindingKind, url: string, change: Change): { score: number; cause: Cause } | null {
+/**
+ * Score of one change for one finding, with the signal that explains it best. `spread`: the share
+ * (0 to 1) of the pages looked at that have a finding of this kind; 1 when unknown.
+ */
+export function scoreChange(kind: FindingKind, url: string, change: Change, spread = 1): { score: number; cause: Cause } | null {
   const table = CAUSES[kind];
   let best: { kind: SignalKind; change: 'added' | 'removed'; weight: number } | null = null;
   for (const s of change.signals ?? []) {
@@ -196,7 +209,9 @@ export function scoreChange(kind: FindingKind, url: string, change: Change): { s
   const category = table.categories[change.category] ?? 0;
   if (!best && category === 0) return null;
   const affinity = pathAffinity(change.path, url);
-  const score = Math.min(1, WEIGHTS.signal * (best?.weight ?? 0) + WEIGHTS.category * category + WEIGHTS.path * affinity.score);
+  const siteWide = SITE_WIDE_CATEGORIES.has(change.category) || (best !== null && SITE_WIDE_SIGNALS.has(best.kind));
+  const discount = siteWide && !SITE_LEVEL_KINDS.has(kind) ? 1 - SITE_WIDE_DISCOUNT * (1 - Math.min(1, Math.max(0, spread))) : 1;
+  const score = Math.min(1, (WEIGHTS.signal * (best?.weight ?? 0) + WEIGHTS.category * category + WEIGHTS.path * affinity.score) * discount);
   const rounded = Math.round(score * 1000) / 1000;
   return {
     score: rounded,
@@ -205,10 +220,10 @@ export function scoreChange(kind: FindingKind, url: string, change: Change): { s
 }
 
 /** The likely causes of a finding among a deploy's changes: at most five, best first. */
-export function rankCauses(kind: FindingKind, url: string, changes: readonly Change[]): Cause[] {
+export function rankCauses(kind: FindingKind, url: string, changes: readonly Change[], opts: { spread?: number } = {}): Cause[] {
   const scored: Array<{ score: number; cause: Cause; index: number }> = [];
   changes.forEach((change, index) => {
-    const s = scoreChange(kind, url, change);
+    const s = scoreChange(kind, url, change, opts.spread);
     if (s && s.score > 0) scored.push({ ...s, index });
   });
   // Ties keep the deploy's own order.

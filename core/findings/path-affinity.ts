@@ -35,9 +35,16 @@ export const SITE_WIDE_AFFINITY = 0.5;
 
 const WILDCARD = '*';
 
+/** Underscore names that are conventions of their own, not Nuxt's `_id` dynamic segments. */
+const UNDERSCORE_FILES = new Set(['_redirects', '_headers', '_app', '_document', '_error', '_index', '_default', '_layout', '_middleware', '_config']);
+
 function isDynamic(segment: string): boolean {
-  return /^\[.*\]$/.test(segment) || /^_[a-z]+$/.test(segment) || /^:/.test(segment) || /^\{.*\}$/.test(segment) || /^<.*>$/.test(segment) || /^\$/.test(segment);
+  if (/^_[a-z]+$/.test(segment)) return !UNDERSCORE_FILES.has(segment);
+  return /^\[.*\]$/.test(segment) || /^:/.test(segment) || /^\{.*\}$/.test(segment) || /^<.*>$/.test(segment) || /^\$/.test(segment);
 }
+
+/** Folders of shared markup: a file there renders whatever route uses it, never one by itself. */
+const TEMPLATE_DIRS = /(^|\/)(layouts|_layouts|_includes|includes|partials|_partials|templates)\//;
 
 /** Route segments of a file path, lower case: `src/pages/blog/[slug].astro` -> ['blog', '*']. */
 export function routeSegments(filePath: string): string[] {
@@ -51,6 +58,9 @@ export function routeSegments(filePath: string): string[] {
     if (/^\(.*\)$/.test(seg) || seg.startsWith('@')) return;
     // Jekyll posts: `2026-11-20-hello.md` is /hello (the date goes elsewhere in the URL).
     seg = seg.replace(/^\d{4}-\d{2}-\d{2}-/, '');
+    // Rails controllers: `customers_controller.rb` serves /customers.
+    if (last) seg = seg.replace(/_controller$/, '');
+    if (seg === 'controllers' && !last) return;
     if (ROOTS.has(seg) && !last) return;
     if (last && INDEX_NAMES.has(seg)) return;
     out.push(isDynamic(seg) ? WILDCARD : seg);
@@ -103,15 +113,21 @@ function prefixScore(file: string[], target: string[]): { points: number; depth:
   return { points, depth };
 }
 
-/** Matching segments from the end: content files whose folders are not the URL's (`_posts/hello.md` for /blog/hello). */
+/**
+ * Matching segments from the end: content files whose folders are not the URL's
+ * (`_posts/hello.md` for /blog/hello). At least one segment must match exactly: a dynamic
+ * segment alone at the end would match every URL.
+ */
 function suffixScore(file: string[], target: string[]): number {
   let points = 0;
+  let exact = false;
   for (let i = 1; i <= target.length && i <= file.length; i++) {
     const p = segmentPoints(file[file.length - i], target[target.length - i]);
     if (p === 0) break;
+    if (p === 1) exact = true;
     points += p;
   }
-  return points;
+  return exact ? points : 0;
 }
 
 /**
@@ -126,7 +142,9 @@ export function pathAffinity(filePath: string, url: string): Affinity {
   const target = urlSegments(url);
   const floor = siteWide ? SITE_WIDE_AFFINITY : 0;
   if (target.length === 0) {
-    return file.length === 0 ? { score: 1, matched: '/', siteWide } : { score: floor, matched: null, siteWide };
+    // A shared template with no route of its own is not the home page's file.
+    const home = file.length === 0 && !TEMPLATE_DIRS.test(filePath.toLowerCase().replace(/\\/g, '/'));
+    return home ? { score: 1, matched: '/', siteWide } : { score: floor, matched: null, siteWide };
   }
   const extraPenalty = file.length > target.length ? 0.5 : 1;
   const prefix = prefixScore(file, target);
