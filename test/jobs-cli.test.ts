@@ -18,7 +18,7 @@ for (const engine of engines()) {
     before(async () => {
       ({ db, url } = await freshDb(engine));
       queuedId = (await enqueue(db, 'site_check', { checkId: 'c1' }, { dedupeKey: 'site_check:c1' })).id;
-      await enqueue(db, 'webhook_delivery', { messageId: 'd1' }, { runAt: nowMs() + 60_000 });
+      await enqueue(db, 'webhook_delivery', { messageId: 'd1', attempt: 1 }, { runAt: nowMs() + 60_000 });
       failedId = (await enqueue(db, 'site_crawl', { crawlId: 'r1' }, { maxAttempts: 1 })).id;
       await db('jobs').where({ id: queuedId }).update({ run_at: nowMs() + 60_000 });
       const [job] = await claimJobs(db, { workerId: 'w', limit: 1, leaseMs: 1000, now: nowMs() });

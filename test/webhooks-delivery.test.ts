@@ -288,8 +288,9 @@ for (const engine of engines()) {
       await deploy();
       const [first] = await receiver.waitFor('/crash', 1);
       // Whichever worker holds the delivery dies before it can record the answer.
-      const message = (await db('webhook_messages').where({ webhook_id: h.id }).first()) as { id: string };
-      const job = await waitFor('the running delivery job', async () => (await db('jobs').where({ dedupe_key: `webhook_delivery:${message.id}:1`, state: 'running' }).first()) as { locked_by: string } | undefined, 5000);
+      // The first attempt is made by the event's fan-out job.
+      const message = (await db('webhook_messages').where({ webhook_id: h.id }).first()) as { event_id: string };
+      const job = await waitFor('the running fan-out job', async () => (await db('jobs').where({ dedupe_key: `webhook_fanout:${message.event_id}`, state: 'running' }).first()) as { locked_by: string } | undefined, 5000);
       const victim = [worker, second].find((w) => job.locked_by.includes(`/${w.pid}/`))!;
       assert.ok(victim);
       victim.child.kill('SIGKILL');

@@ -93,10 +93,21 @@ async function insert(db: DbOrTrx, row: Insert): Promise<string> {
   return id;
 }
 
+// A workspace never changes account, so what was read once stays true: the webhook delivery path
+// writes an activity row per attempt and should not read the workspace each time. Bounded, and
+// process-local only in the sense that a miss just reads the row again.
+const accounts = new Map<string, string>();
+const ACCOUNT_CACHE_SIZE = 10_000;
+
 async function accountOfWorkspace(db: DbOrTrx, f: WorkspaceScoped): Promise<string | null> {
   if (f.accountId) return f.accountId;
+  const known = accounts.get(f.workspaceId);
+  if (known) return known;
   const ws = await Workspace.query(db).findById(f.workspaceId).select('account_id');
-  return ws?.account_id ?? null;
+  if (!ws) return null;
+  if (accounts.size >= ACCOUNT_CACHE_SIZE) accounts.clear();
+  accounts.set(f.workspaceId, ws.account_id);
+  return ws.account_id;
 }
 
 async function inWorkspace(db: DbOrTrx, f: WorkspaceScoped, row: Omit<Insert, 'accountId' | 'workspaceId' | 'actor' | 'at'>): Promise<string> {

@@ -18,7 +18,7 @@ export interface JobPayloads {
   /** Turns one outbox event into a message per subscribed active webhook, each with its first delivery. */
   webhook_fanout: { eventId: string };
   /** One delivery attempt of a message (the retry schedule enqueues the next). */
-  webhook_delivery: { messageId: string };
+  webhook_delivery: { messageId: string; attempt: number };
 }
 
 export type JobKind = keyof JobPayloads;

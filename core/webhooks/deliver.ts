@@ -1,4 +1,4 @@
-import { OutboxEvent, Webhook, WebhookDelivery, WebhookMessage, isPostgres, withTransaction, type Db, type DbOrTrx } from '../db/index.ts';
+import { OutboxEvent, Webhook, WebhookDelivery, WebhookMessage, isPostgres, rawRows, withTransaction, type Db, type DbOrTrx } from '../db/index.ts';
 import { enqueue } from '../jobs/index.ts';
 import { FetchError, guardedFetch } from '../net/index.ts';
 import { webhookDeliveryFailed, webhookDeliverySucceeded, webhookPaused, SYSTEM_ACTOR, type Actor } from '../activity/index.ts';
@@ -40,30 +40,37 @@ export function eventBody(e: { id: string; type: string; createdAt: number; work
 }
 
 /**
- * One message per active webhook of the event's workspace that subscribes to its type, each with
- * its first delivery job, in one transaction; then the event counts as dispatched. Running it
- * again adds nothing (one message per event and webhook, by a unique index).
+ * One message per active webhook of the event's workspace that subscribes to its type, in one
+ * transaction; then the event counts as dispatched. Running it again adds nothing (one message
+ * per event and webhook, by a unique index). Returns the messages whose first attempt is to be
+ * made, which the fan-out job makes at once: no second job hop between an event and its
+ * delivery. If that worker dies first, the fan-out job runs again (its lease expires) and this
+ * returns the messages still without an attempt.
  */
-export async function fanOutEvent(db: Db, eventId: string): Promise<number> {
+export async function fanOutEvent(db: Db, eventId: string): Promise<Array<{ message: WebhookMessage; webhook: Webhook }>> {
   return withTransaction(db, async (trx) => {
     const event = await OutboxEvent.query(trx).findById(eventId);
-    if (!event || event.dispatched_at !== null) return 0;
+    if (!event) return [];
+    if (event.dispatched_at !== null) {
+      // Run again after its worker died: the messages whose first attempt was never made.
+      const waiting = await WebhookMessage.query(trx)
+        .where({ event_id: eventId, state: 'pending' })
+        .whereNotExists(WebhookDelivery.query(trx).whereColumn('webhook_deliveries.message_id', 'webhook_messages.id'));
+      const hooks = new Map((await Webhook.query(trx).whereIn('id', waiting.map((m) => m.webhook_id))).map((w) => [w.id, w]));
+      return waiting.flatMap((message) => (hooks.has(message.webhook_id) ? [{ message, webhook: hooks.get(message.webhook_id)! }] : []));
+    }
     const hooks = (await Webhook.query(trx).where({ workspace_id: event.workspace_id, active: true })).filter((w) => w.events.includes(event.type));
+    // Nobody listens: nothing to write (dispatched_at only tells a re-run to look for messages).
+    if (hooks.length === 0) return [];
     const body = eventBody({ id: event.id, type: event.type, createdAt: Number(event.created_at), workspaceId: event.workspace_id, data: event.data });
     const hash = sha256Hex(body);
-    let created = 0;
-    for (const w of hooks) {
-      const id = newId();
-      // Plain Knex: Objection cannot tell whether an insert that ignores conflicts inserted.
-      const inserted = (await trx('webhook_messages')
-        .insert({ id, webhook_id: w.id, workspace_id: w.workspace_id, event_id: event.id, event: event.type, delivery_key: newDeliveryKey(), payload: body, body_hash: hash, state: 'pending', created_at: nowMs() })
-        .onConflict(['event_id', 'webhook_id'])
-        .ignore()
-        .returning(['id'])) as Array<{ id: string }>;
-      if (inserted.length === 0) continue;
-      await enqueue(trx, 'webhook_delivery', { messageId: id }, { dedupeKey: deliveryJobKey(id, 1) });
-      created += 1;
-    }
+    const rows = hooks.map((webhook) => ({ id: newId(), webhook_id: webhook.id, workspace_id: webhook.workspace_id, event_id: event.id, event: event.type, delivery_key: newDeliveryKey(), payload: body, body_hash: hash, state: 'pending' as const, created_at: nowMs() }));
+    // One statement for every webhook; plain Knex because Objection cannot tell which rows an
+    // insert that ignores conflicts inserted (nor insert several rows on SQLite).
+    const inserted = rows.length
+      ? new Set(((await trx('webhook_messages').insert(rows).onConflict(['event_id', 'webhook_id']).ignore().returning(['id'])) as Array<{ id: string }>).map((r) => r.id))
+      : new Set<string>();
+    const created = rows.flatMap((row, i) => (inserted.has(row.id) ? [{ message: WebhookMessage.fromJson(row, { skipValidation: true }), webhook: hooks[i] }] : []));
     await OutboxEvent.query(trx).findById(eventId).patch({ dispatched_at: nowMs() });
     return created;
   });
@@ -145,36 +152,59 @@ function retryDelayMs(n: number, x: Exchange, s: DeliverySettings): number {
 
 type Origin = WebhookDelivery['origin'];
 
+interface Streak {
+  failure_count: number;
+  failing_since: number | null;
+  active: boolean;
+  workspace_id: string;
+}
+
 /**
  * Records an attempt with its consequences, in one transaction: the attempt row (numbered after
  * the message's last), the webhook's failure streak and last attempt time, the pause rule, the
- * next attempt of an automatic delivery, and the activity rows.
+ * next attempt of an automatic delivery, and the activity rows. The message row is locked (its
+ * attempts are numbered one after the other); the webhook row only from its update on, so
+ * deliveries of other messages to the same webhook overlap as much as they can.
  */
 async function record(db: Db, webhookId: string, message: WebhookMessage, x: Exchange, origin: Origin, s: DeliverySettings, actor: Actor): Promise<WebhookDelivery | null> {
   return withTransaction(db, async (trx) => {
-    const wq = Webhook.query(trx).findById(webhookId);
-    if (isPostgres(trx)) wq.forUpdate();
-    const webhook = await wq;
-    if (!webhook) return null; // deleted while we sent
     const now = nowMs();
-    const last = (await WebhookDelivery.query(trx).where({ message_id: message.id }).max('attempt as n').first()) as unknown as { n: number | null } | undefined;
-    const attempt = Number(last?.n ?? 0) + 1;
+    // The message row locked, with its attempts so far, in one statement.
+    const [counts] = await rawRows<{ last: number | null; automatic: number | string | null }>(
+      trx,
+      `SELECT (SELECT MAX(attempt) FROM webhook_deliveries d WHERE d.message_id = m.id) AS last,
+              (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.message_id = m.id AND d.origin IN ('event', 'retry')) AS automatic
+       FROM webhook_messages m WHERE m.id = ?${isPostgres(trx) ? ' FOR UPDATE' : ''}`,
+      [message.id],
+    );
+    if (!counts) return null; // deleted with its webhook while we sent
+    const attempt = Number(counts?.last ?? 0) + 1;
     const automatic = origin === 'event' || origin === 'retry';
     const failed = x.status === 'failed';
-    const failureCount = failed ? Number(webhook.failure_count) + 1 : 0;
-    const failingSince = failed ? (webhook.failing_since ?? now) : null;
+    // One statement moves the streak and returns it, so concurrent attempts count each other.
+    const [streak] = await rawRows<Streak>(
+      trx,
+      `UPDATE webhooks SET
+         failure_count = CASE WHEN ? = 1 THEN failure_count + 1 ELSE 0 END,
+         failing_since = CASE WHEN ? = 1 THEN COALESCE(failing_since, CAST(? AS BIGINT)) ELSE NULL END,
+         last_triggered_at = CAST(? AS BIGINT)
+       WHERE id = ?
+       RETURNING failure_count, failing_since, active, workspace_id`,
+      [failed ? 1 : 0, failed ? 1 : 0, now, now, webhookId],
+    );
+    if (!streak) return null;
+    const failureCount = Number(streak.failure_count);
     const gone = x.responseStatus === 410;
-    const streakOld = failingSince !== null && now - failingSince >= s.pauseAfterHours * 3_600_000;
-    const pause = Boolean(webhook.active) && failed && (gone || (failureCount >= s.pauseAfterFailures && streakOld));
+    const streakOld = streak.failing_since !== null && now - Number(streak.failing_since) >= s.pauseAfterHours * 3_600_000;
+    const pause = Boolean(streak.active) && failed && (gone || (failureCount >= s.pauseAfterFailures && streakOld));
 
-    const automaticSoFar = automatic ? await WebhookDelivery.query(trx).where({ message_id: message.id }).whereIn('origin', ['event', 'retry']).resultSize() : 0;
+    const automaticSoFar = Number(counts?.automatic ?? 0);
     const retry = automatic && failed && !pause && automaticSoFar + 1 < 1 + s.retryScheduleSeconds.length;
     const nextRetryAt = retry ? now + retryDelayMs(automaticSoFar + 1, x, s) : null;
-
     const row = await WebhookDelivery.query(trx).insert({
       id: newId(),
       message_id: message.id,
-      webhook_id: webhook.id,
+      webhook_id: webhookId,
       event: message.event,
       delivery_key: message.delivery_key,
       attempt,
@@ -187,16 +217,15 @@ async function record(db: Db, webhookId: string, message: WebhookMessage, x: Exc
       next_retry_at: nextRetryAt,
       created_at: now,
     });
-    await Webhook.query(trx).findById(webhook.id).patch({ failure_count: failureCount, failing_since: failingSince, last_triggered_at: now });
     if (automatic) {
       await WebhookMessage.query(trx).findById(message.id).patch({ state: x.status === 'success' ? 'delivered' : retry ? 'pending' : 'failed' });
-      if (retry) await enqueue(trx, 'webhook_delivery', { messageId: message.id }, { runAt: nextRetryAt!, dedupeKey: deliveryJobKey(message.id, attempt + 1) });
+      if (retry) await enqueue(trx, 'webhook_delivery', { messageId: message.id, attempt: automaticSoFar + 2 }, { runAt: nextRetryAt!, dedupeKey: deliveryJobKey(message.id, automaticSoFar + 2) });
     } else if (x.status === 'success' && message.state !== 'once') {
       await WebhookMessage.query(trx).findById(message.id).whereIn('state', ['failed', 'cancelled']).patch({ state: 'delivered' });
     }
     const fields = {
-      workspaceId: webhook.workspace_id,
-      webhookId: webhook.id,
+      workspaceId: streak.workspace_id,
+      webhookId,
       deliveryId: row.id,
       deliveryKey: message.delivery_key,
       event: message.event,
@@ -211,19 +240,21 @@ async function record(db: Db, webhookId: string, message: WebhookMessage, x: Exc
     if (failed) await webhookDeliveryFailed(trx, fields);
     else await webhookDeliverySucceeded(trx, fields);
     if (pause) {
-      await Webhook.query(trx).findById(webhook.id).patch({ active: false });
-      await cancelPendingDeliveries(trx, webhook.id);
-      await webhookPaused(trx, { workspaceId: webhook.workspace_id, webhookId: webhook.id, reason: gone ? 'gone' : 'failure_streak', failureCount, actor: SYSTEM_ACTOR, at: now });
+      await Webhook.query(trx).findById(webhookId).patch({ active: false });
+      await cancelPendingDeliveries(trx, webhookId);
+      await webhookPaused(trx, { workspaceId: streak.workspace_id, webhookId, reason: gone ? 'gone' : 'failure_streak', failureCount, actor: SYSTEM_ACTOR, at: now });
     }
     return row;
   });
 }
 
 /**
- * The delivery job: one attempt of a pending message. A message no longer pending (delivered,
- * given up, cancelled by a pause) or whose webhook is paused or gone is left alone.
+ * Automatic attempt `attempt` (1 for the first) of a pending message. Nothing happens when that
+ * attempt was made already (the fan-out made it, or a job for it ran twice), or when the message
+ * is no longer pending (delivered, given up, cancelled by a pause) or its webhook is paused or
+ * gone.
  */
-export async function deliverMessage(db: Db, messageId: string, s: DeliverySettings): Promise<WebhookDelivery | null> {
+export async function deliverMessage(db: Db, messageId: string, attempt: number, s: DeliverySettings): Promise<WebhookDelivery | null> {
   const message = await WebhookMessage.query(db).findById(messageId);
   if (!message || message.state !== 'pending') return null;
   const webhook = await Webhook.query(db).findById(message.webhook_id);
@@ -232,9 +263,26 @@ export async function deliverMessage(db: Db, messageId: string, s: DeliverySetti
     await WebhookMessage.query(db).findById(messageId).where('state', 'pending').patch({ state: 'cancelled' });
     return null;
   }
-  const earlier = await WebhookDelivery.query(db).where({ message_id: messageId }).resultSize();
+  const made = await WebhookDelivery.query(db).where({ message_id: messageId }).whereIn('origin', ['event', 'retry']).resultSize();
+  if (made !== attempt - 1) return null;
   const x = await send(webhook, message, s);
-  return record(db, webhook.id, message, x, earlier === 0 ? 'event' : 'retry', s, SYSTEM_ACTOR);
+  return record(db, webhook.id, message, x, attempt === 1 ? 'event' : 'retry', s, SYSTEM_ACTOR);
+}
+
+/**
+ * An event's fan-out and the first attempt of each of its messages, sent side by side. The
+ * fan-out hands over the messages and webhooks it just read, so nothing is read twice.
+ */
+export async function fanOutAndDeliver(db: Db, eventId: string, s: DeliverySettings): Promise<number> {
+  const todo = await fanOutEvent(db, eventId);
+  await Promise.all(
+    todo.map(async ({ message, webhook }) => {
+      if (!webhook.active) return;
+      const x = await send(webhook, message, s);
+      await record(db, webhook.id, message, x, 'event', s, SYSTEM_ACTOR);
+    }),
+  );
+  return todo.length;
 }
 
 /** `POST /v1/webhooks/{id}/test`: a `webhook.test` event to this endpoint only, sent now, never retried. */

@@ -1,8 +1,11 @@
-import { fanOutEvent } from '../../core/webhooks/index.ts';
+import { deliverySettings, fanOutAndDeliver } from '../../core/webhooks/index.ts';
 import type { TaskHandler } from '../task.ts';
 
-/** One outbox event into a message per subscribed active webhook (core/webhooks/deliver.ts). */
+/**
+ * One outbox event into a message per subscribed active webhook, then each message's first
+ * attempt at once (core/webhooks/deliver.ts); failed ones schedule their retries as jobs.
+ */
 export const webhook_fanout: TaskHandler<'webhook_fanout'> = async (payload, ctx) => {
-  const messages = await fanOutEvent(ctx.db, payload.eventId);
+  const messages = await fanOutAndDeliver(ctx.db, payload.eventId, deliverySettings(ctx.config, ctx.signal));
   if (messages > 0) ctx.logger.info({ eventId: payload.eventId, messages }, 'event fanned out');
 };
