@@ -1235,7 +1235,14 @@ export interface components {
             id: components["schemas"]["uuid"];
             /** @description 1 to 255 characters. */
             name: string;
-            /** @description Derived from `name` at creation (lower case ASCII letters, digits and hyphens), unique across the service, never changes. */
+            /**
+             * @description Derived from `name` at creation and never changed: the name transliterated to ASCII
+             *     (`Ünïcødé Café` → `unicode-cafe`, `Привет` → `privet`, `日本語` → `ri-ben-yu`, an emoji by its name),
+             *     lower case, every run of other characters one hyphen, no hyphen at either end, at most 64
+             *     characters. When nothing usable remains (a name of punctuation only), `workspace-` and six
+             *     random letters or digits. Unique across the service: a name whose slug is taken gets
+             *     `409 slug_taken`.
+             */
             slug: string;
             type: components["schemas"]["WorkspaceType"];
             /** @description Logo URL, or null. */

@@ -11,6 +11,30 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 const DOC_ID = 'openapi.json';
 
+/**
+ * Text the service can store and give back unchanged on both engines: no NUL (PostgreSQL refuses
+ * it in text, SQLite would keep it and LIKE would match it everywhere) and no unpaired UTF-16
+ * surrogate (not encodable as UTF-8: PostgreSQL would store U+FFFD). Every string of the document
+ * gets this rule (see `withTextRule`), so no handler checks it by hand.
+ */
+export const TEXT_KEYWORD = 'x-text';
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export function isSafeText(value: string): boolean {
+  return !value.includes('\0') && !LONE_SURROGATE.test(value);
+}
+
+/** A copy of `schema` with the text rule on every string it declares, however deep. */
+export function withTextRule<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(withTextRule) as T;
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema as Record<string, unknown>)) out[k] = k === 'enum' || k === 'const' || k === 'example' || k === 'examples' || k === 'default' ? v : withTextRule(v);
+  const type = out.type;
+  if (type === 'string' || (Array.isArray(type) && type.includes('string'))) out[TEXT_KEYWORD] = true;
+  return out as T;
+}
+
 export interface AjvOptions {
   /** Query and path values arrive as strings: coerce them as the schema says (limit=5 -> 5). */
   coerceTypes?: boolean;
@@ -33,13 +57,27 @@ export function createAjv(opts: AjvOptions = {}, doc: OpenApiDocument = loadDocu
     validate: (s: string) => dateTime.validate(s) && Number.isFinite(Date.parse(s)),
     compare: dateTime.compare,
   });
-  ajv.addSchema({ $id: DOC_ID, components: doc.components }, DOC_ID);
+  ajv.addKeyword({
+    keyword: TEXT_KEYWORD,
+    type: 'string',
+    schemaType: 'boolean',
+    errors: true,
+    validate: function safeText(this: unknown, _schema: boolean, data: string) {
+      if (isSafeText(data)) return true;
+      (safeText as unknown as { errors: object[] }).errors = [{ keyword: TEXT_KEYWORD, message: 'must not contain NUL characters or unpaired surrogates', params: {} }];
+      return false;
+    },
+  });
+  ajv.addSchema({ $id: DOC_ID, components: withTextRule(doc.components) }, DOC_ID);
   return ajv;
 }
 
-/** Rewrites local `#/components/...` refs so a schema compiled on its own resolves against the document. */
+/**
+ * Rewrites local `#/components/...` refs so a schema compiled on its own resolves against the
+ * document, and puts the text rule on its strings.
+ */
 export function anchored(schema: JsonSchema): JsonSchema {
-  return JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, `"${DOC_ID}#/components/`)) as JsonSchema;
+  return withTextRule(JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, `"${DOC_ID}#/components/`)) as JsonSchema);
 }
 
 export type { ValidateFunction };

@@ -1,6 +1,6 @@
 import { Deploy, isPostgres, withTransaction, type DbOrTrx, type StoredChange } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
-import { NotFound, ValidationFailed, newId, nowMs, toIso } from '../platform/index.ts';
+import { NotFound, ValidationFailed, newId, nowMs, redactSecrets, toIso } from '../platform/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { newestChecksByDeploy, siteCheckToApi } from '../checks/index.ts';
 import { scheduleRun } from './schedule.ts';
@@ -51,7 +51,8 @@ export interface ScheduleDelays {
 }
 
 /**
- * Records a deploy: creates it, or updates the one with the same workspace, environment and
+ * Records a deploy (a key-shaped or `whsec_` string pasted into its message or ref is stored
+ * redacted: secrets never sit in the database's free text). Creates it, or updates the one with the same workspace, environment and
  * commit (sha compared lower case), in one transaction with its scheduled check and crawl and
  * its `deploy.recorded` event. The insert is `ON CONFLICT DO NOTHING` on the unique upsert key,
  * so concurrent identical requests leave exactly one row: the losers see the winner's row
@@ -70,8 +71,8 @@ export async function recordDeploy(db: DbOrTrx, workspaceId: string, input: Depl
       workspace_id: workspaceId,
       commit_sha: sha,
       environment,
-      ref: input.ref ?? null,
-      message: input.message ?? null,
+      ref: input.ref === undefined ? null : redactSecrets(input.ref),
+      message: input.message === undefined ? null : redactSecrets(input.message),
       source: changes && changes.length > 0 ? ('cli' as const) : ('webhook' as const),
       deployed_at: deployedAt ?? now,
       changes: changes ?? [],
@@ -98,8 +99,8 @@ export async function recordDeploy(db: DbOrTrx, workspaceId: string, input: Depl
       if (isPostgres(trx)) q.forUpdate();
       const existing = (await q)!;
       const patch: Partial<Deploy> = { updated_at: Math.max(now, Number(existing.created_at)) };
-      if (input.ref !== undefined) patch.ref = input.ref;
-      if (input.message !== undefined) patch.message = input.message;
+      if (input.ref !== undefined) patch.ref = redactSecrets(input.ref);
+      if (input.message !== undefined) patch.message = redactSecrets(input.message);
       if (changes !== undefined) {
         patch.changes = changes;
         patch.source = changes.length > 0 ? 'cli' : 'webhook';

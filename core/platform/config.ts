@@ -28,6 +28,13 @@ export interface Config {
   crawlDelayMs: number;
   /** One request of a check or crawl, everything included (lookups, redirects, body), ms. */
   fetchTimeoutMs: number;
+  /** HTTP server limits (see server/server.ts). */
+  http: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxConnections: number;
+  };
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -67,5 +74,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     crawlConcurrency: Math.max(1, int(env, 'CRAWL_CONCURRENCY', 4)),
     crawlDelayMs: int(env, 'CRAWL_DELAY_MS', 10),
     fetchTimeoutMs: Math.max(100, int(env, 'FETCH_TIMEOUT_MS', 15_000)),
+    http: {
+      headersTimeoutMs: Math.max(100, int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000)),
+      requestTimeoutMs: Math.max(100, int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000)),
+      keepAliveTimeoutMs: Math.max(100, int(env, 'HTTP_KEEPALIVE_TIMEOUT_MS', 5_000)),
+      maxConnections: Math.max(1, int(env, 'HTTP_MAX_CONNECTIONS', 1024)),
+    },
   };
 }

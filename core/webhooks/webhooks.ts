@@ -2,7 +2,7 @@ import { Webhook, WebhookMessage, isPostgres, withTransaction, type DbOrTrx } fr
 import type { Schemas } from '../contract/index.ts';
 import { cancelJobs } from '../jobs/index.ts';
 import { webhookEnabled, webhookPaused, type Actor } from '../activity/index.ts';
-import { NotFound, isUuid, newId, nowMs, toIso } from '../platform/index.ts';
+import { NotFound, isUuid, newId, nowMs, redactSecrets, toIso } from '../platform/index.ts';
 import { generateSecret } from './signing.ts';
 import { assertWebhookUrl, headerPairs } from './validate.ts';
 
@@ -57,7 +57,7 @@ export async function createWebhook(
   const row = await Webhook.query(db).insert({
     id: newId(),
     workspace_id: input.workspaceId,
-    name: input.name ?? null,
+    name: input.name === undefined ? null : redactSecrets(input.name),
     url: input.url,
     events: [...new Set(input.events)],
     secret,
@@ -94,7 +94,7 @@ export async function updateWebhook(
     if (!w) throw new NotFound();
     const now = nowMs();
     const patch: Partial<Webhook> = { updated_at: now };
-    if (input.name !== undefined) patch.name = input.name;
+    if (input.name !== undefined) patch.name = input.name === null ? null : redactSecrets(input.name);
     if (input.url !== undefined) patch.url = input.url;
     if (input.events !== undefined) patch.events = [...new Set(input.events)];
     if (input.headers !== undefined) patch.headers = input.headers === null ? [] : headerPairs(input.headers, w.headers);

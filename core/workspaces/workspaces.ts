@@ -1,5 +1,5 @@
 import { Activity, Membership, User, Workspace, isPostgres, isUniqueViolation, withTransaction, type DbOrTrx } from '../db/index.ts';
-import { Conflict, NotFound, ValidationFailed, WorkspaceLimitReached, isUuid, newId, nowMs, toIso } from '../platform/index.ts';
+import { Conflict, NotFound, ValidationFailed, WorkspaceLimitReached, isUuid, newId, nowMs, redactSecrets, toIso } from '../platform/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { memberJoined, workspaceLimitReached, type Actor } from '../activity/index.ts';
 import type { Caller, WorkspaceRow } from '../access/index.ts';
@@ -64,11 +64,19 @@ function slugTaken(slug: string): Conflict {
  * `workspace_limit.reached` row that survives the rollback. A taken slug: Conflict
  * `slug_taken` (checked first, and the unique index decides races).
  */
+/** Free text is stored with anything shaped like a key or a webhook secret redacted. */
+function withoutSecrets<T extends { name?: string; description?: string | null }>(input: T): T {
+  const out = { ...input };
+  if (typeof out.name === 'string') out.name = redactSecrets(out.name);
+  if (typeof out.description === 'string') out.description = redactSecrets(out.description);
+  return out;
+}
+
 export async function createWorkspace(
   db: DbOrTrx,
   args: { accountId: string; userId: string; input: WorkspaceInput; actor?: Actor },
 ): Promise<WorkspaceRow> {
-  const { input } = args;
+  const input = withoutSecrets(args.input);
   assertValid(input);
   const slug = slugify(input.name);
   const now = nowMs();
@@ -116,7 +124,8 @@ export async function createWorkspace(
 }
 
 /** Partial update; the slug never changes. Returns the updated row. */
-export async function updateWorkspace(db: DbOrTrx, id: string, patch: WorkspacePatch): Promise<WorkspaceRow> {
+export async function updateWorkspace(db: DbOrTrx, id: string, input: WorkspacePatch): Promise<WorkspaceRow> {
+  const patch = withoutSecrets(input);
   assertValid(patch);
   const changes: Partial<WorkspaceRow> = {};
   for (const field of ['name', 'website', 'type', 'timezone', 'language', 'logo', 'description'] as const) {
