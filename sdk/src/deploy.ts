@@ -5,6 +5,7 @@ import { createClient, type SiteHealth } from './client.js';
 import { buildDeployBody } from './ci/body.js';
 import { CATEGORY_PRIORITY, categorize, normalizePath } from './ci/categorize.js';
 import { changesFromGit } from './ci/changes.js';
+import { resolveCommit } from './ci/diff.js';
 import { detectCi, type CiInfo } from './ci/provider.js';
 import { NotFoundError, SiteHealthError, ApiError, ConnectionError, RateLimitError } from './errors.js';
 import { MAX_CHANGES, MAX_MESSAGE_LENGTH } from './limits.js';
@@ -320,6 +321,12 @@ export async function recordDeploy(options: RecordDeployOptions = {}): Promise<R
   for (const w of ci.warnings) warn(w);
   if (!ci.commit) {
     throw new DeployConfigError('no commit to record: not in a CI service or git repository that names one; pass `commit` (--commit) or set SITEHEALTH_COMMIT');
+  }
+  if (!/^[0-9a-f]{7,64}$/i.test(ci.commit)) {
+    // A revision such as `HEAD` or a tag: the API wants the SHA it names.
+    const sha = await resolveCommit(cwd, ci.commit).catch(() => null);
+    if (!sha) throw new DeployConfigError(`commit ${JSON.stringify(ci.commit)} is neither a SHA (7 to 64 hex characters) nor a revision of the repository in ${cwd}`);
+    ci.commit = sha;
   }
 
   let changes: ChangeInput[] | undefined;

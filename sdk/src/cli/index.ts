@@ -155,7 +155,8 @@ async function deployAction(flags: DeployFlags, io: CliIO, out: Out): Promise<nu
       out.err(describeCi(e));
       out.err(describeChanges(e));
     } else if (e.type === 'recorded') {
-      say(`Recorded deploy ${e.deploy.id} (${e.deploy.environment} ${e.deploy.commitSha.slice(0, 12)}, ${e.deploy.changes.length} changes)`);
+      const n = e.deploy.changes.length;
+      say(`Recorded deploy ${e.deploy.id} (${e.deploy.environment} ${e.deploy.commitSha.slice(0, 12)}, ${n} change${n === 1 ? '' : 's'})`);
       if (flags.wait) {
         waitStarted = Date.now();
         out.err(`Waiting for the site check (at most ${formatDuration(flags.timeout ?? DEFAULT_WAIT_TIMEOUT_MS)})...`);
