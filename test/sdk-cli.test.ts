@@ -13,7 +13,7 @@ import { loadConfig } from '../core/platform/index.ts';
 import { run } from '../sdk/src/cli/index.ts';
 import { buildDeployBody, changesFromGit, type DeployCreate } from '../sdk/src/index.ts';
 import { TestApi } from './support/api.ts';
-import { dropCreatedDatabases } from './support/databases.ts';
+import { dropCreatedDatabases, engines } from './support/databases.ts';
 import { htmlPage, sitemapXml, startFixtureSite, type FixtureSite } from './support/fixture-site.ts';
 import { GitRepo, lines } from './support/git-repo.ts';
 import { testRunner } from './support/jobs.ts';
@@ -517,7 +517,7 @@ describe('sitehealth deploy: exit codes and what it prints', () => {
 
 const ENV = { SITE_CHECK_DELAY_SECONDS: '0', CRAWL_DELAY_SECONDS: '0', ALLOW_PRIVATE_NETWORK: '1', CRAWL_DELAY_MS: '0' };
 
-describe('sitehealth deploy --wait --fail-on against a live server and a real website', () => {
+for (const engine of engines()) describe(`sitehealth deploy --wait --fail-on against a live server and a real website (${engine})`, () => {
   let api: TestApi;
   let site: FixtureSite;
   let runner: ReturnType<typeof testRunner>;
@@ -536,7 +536,7 @@ describe('sitehealth deploy --wait --fail-on against a live server and a real we
   });
 
   before(async () => {
-    api = await TestApi.start('sqlite', { env: ENV });
+    api = await TestApi.start(engine, { env: ENV });
     site = await startFixtureSite();
     site.set('/', htmlPage({ title: 'Home', description: 'Home page', canonical: site.url('/'), h1: ['Welcome'], links: ['/blog', '/about'], words: 200 }));
     site.set('/blog', page('blog', { robots: 'index, follow' }));

@@ -797,7 +797,7 @@ for (const engine of engines()) {
       assert.deepEqual(Object.keys(latest).sort(), ['baseline', 'check', 'findings', 'issues', 'latest']);
     });
 
-    it('typed errors: 400 with field errors, 401, 402, 403, 404, 409', async () => {
+    it('typed errors: 400 with field errors, 401, 402, 403, 404, 409, 413', async () => {
       const e400 = await client.deploys.create({ workspaceId: o.workspaceId, commitSha: 'not-a-sha' }).catch((e) => e);
       assert.ok(e400 instanceof ValidationError);
       assert.equal(e400.status, 400);
@@ -840,6 +840,11 @@ for (const engine of engines()) {
       assert.equal(e402.constructor, WorkspaceLimitError);
       assert.equal(e402.status, 402);
       assert.equal(e402.code, 'workspace_limit');
+
+      const e413 = await client.deploys.create({ workspaceId: o.workspaceId, commitSha: 'abcdef1', message: 'x'.repeat(1_100_000) }).catch((e) => e);
+      assert.ok(e413 instanceof PayloadTooLargeError, String(e413));
+      assert.equal(e413.code, 'payload_too_large');
+      assert.ok(e413.requestId);
     });
 
     it('logs: list and iterate agree', async () => {
