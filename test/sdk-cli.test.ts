@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../core/platform/index.ts';
-import { run } from '../sdk/src/cli/index.ts';
+import { EXIT_CODES, parseDuration, run } from '../sdk/src/cli/index.ts';
 import { buildDeployBody, changesFromGit, type DeployCreate } from '../sdk/src/index.ts';
 import { TestApi } from './support/api.ts';
 import { dropCreatedDatabases, engines } from './support/databases.ts';
@@ -179,6 +179,19 @@ describe('sitehealth: usage', () => {
       assert.equal(r.code, 2, `${args.join(' ')}: ${show(r)}`);
       assert.ok(r.stderr.length > 0);
     }
+  });
+
+  it('durations and exit codes: each documented code is distinct', async () => {
+    assert.equal(parseDuration('90'), 90_000);
+    assert.equal(parseDuration('90s'), 90_000);
+    assert.equal(parseDuration('15m'), 900_000);
+    assert.equal(parseDuration('1h30m'), 5_400_000);
+    assert.equal(parseDuration('500ms'), 500);
+    for (const bad of ['', 'soon', '15 m', '1x', 'm15']) assert.throws(() => parseDuration(bad), /not a duration/, bad);
+    const codes = Object.values(EXIT_CODES);
+    assert.equal(new Set(codes).size, codes.length);
+    const help = await sitehealth(['deploy', '--help'], { cwd: os.tmpdir() });
+    for (const c of codes) assert.match(help.stdout, new RegExp(`^  ${c}  `, 'm'), `exit code ${c} is documented`);
   });
 
   it('no key, no commit, or --wait on a non-production deploy: exit 2 before anything is sent', async () => {

@@ -22,12 +22,14 @@ import { Progress, formatDuration, makeOut, type CliIO, type Out } from './outpu
 export type { CliIO } from './output.js';
 
 /**
- * Exit codes of `sitehealth deploy`. 1 is left to what the command does not decide itself (Node
- * crashing, `npx` failing to install), so a gate is never confused with a broken step.
+ * Exit codes of `sitehealth deploy`. 1 is what Node, `npx` or a bug exits with, so a verdict on
+ * the deploy (a gate, a timeout) is never confused with a broken step.
  */
 export const EXIT_CODES = {
   /** Recorded; with --wait, the check finished and no finding reached --fail-on. Also a dry run. */
   ok: 0,
+  /** An unexpected failure (a bug, Node, `npx`): never a verdict on the deploy. */
+  unexpected: 1,
   /** Bad usage or configuration: a flag, no key, no commit, --wait on a non-production deploy, a key without `search`. Nothing was recorded. */
   usage: 2,
   /** Recording failed: the API refused the deploy or could not be reached (after retries). */
@@ -104,6 +106,7 @@ Exit codes:
   4  --wait: the site check did not finish within --timeout
   5  --fail-on: findings at or above that severity appeared
   6  --wait: the site check failed, or the deploy could not be read back
+  1  an unexpected failure (a bug, Node, npx): never a verdict on the deploy
 
 Examples:
   sitehealth deploy                              # in CI: detect everything, record
@@ -282,8 +285,8 @@ function buildProgram(io: CliIO, out: Out, setCode: (code: number) => void): Com
     .option('--dry-run', 'print the body that would be sent, and send nothing (needs no key)')
     .option('--wait', 'wait for the deploy\'s site check and print its findings (the key needs the search scope)')
     .addOption(new Option('--fail-on <severity>', 'with --wait: exit 5 when findings at or above this severity appear (implies --wait)').choices(SEVERITIES).implies({ wait: true }))
-    .addOption(new Option('--timeout <duration>', 'with --wait: give up after this long (exit 4), e.g. 90s, 15m, 1h').default(undefined, '15m').argParser(durationOption))
-    .addOption(new Option('--poll-interval <duration>', 'with --wait: time between reads of the deploy').default(undefined, '5s').argParser(durationOption))
+    .addOption(new Option('--timeout <duration>', 'with --wait: give up after this long (exit 4), e.g. 90s, 15m, 1h (default: 15m)').argParser(durationOption))
+    .addOption(new Option('--poll-interval <duration>', 'with --wait: time between reads of the deploy (default: 5s)').argParser(durationOption))
     .option('--json', 'print the result as one JSON object on stdout')
     .addHelpText('after', DEPLOY_HELP)
     .action(async (flags: DeployFlags) => {
@@ -320,6 +323,6 @@ export async function run(argv: readonly string[], io: Partial<CliIO> = {}): Pro
       return EXIT_CODES.usage;
     }
     out.err(`sitehealth: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    return 1;
+    return EXIT_CODES.unexpected;
   }
 }
