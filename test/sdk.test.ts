@@ -5,24 +5,33 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
+import { problem, scriptedServer, type Answer } from './support/scripted-server.ts';
 import {
   SiteHealth,
+  createClient,
   SiteHealthError,
   ValidationError,
   AuthenticationError,
+  WorkspaceLimitError,
   PermissionError,
   NotFoundError,
+  MethodNotAllowedError,
+  RequestTimeoutError,
   ConflictError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
   RateLimitError,
   ApiError,
+  InternalServerError,
+  ServiceUnavailableError,
   ConnectionError,
   WebhookVerificationError,
+  ERROR_CLASS_BY_CODE,
   verifyWebhook,
   verifyBodySignature,
   signWebhook,
@@ -31,6 +40,8 @@ import {
   MAX_CHANGES,
   VERSION,
   type ChangeCategory,
+  type ProblemCode,
+  type WebhookVerificationReason,
 } from '../sdk/src/index.ts';
 
 after(dropCreatedDatabases);
@@ -68,8 +79,10 @@ describe('sdk package', () => {
           assert.ok(target.startsWith(path.join(sdkDir, 'src') + path.sep), `${f} imports ${spec}`);
           assert.ok(spec.endsWith('.js'), `${f}: relative import ${spec} must name the emitted .js file`);
         } else {
-          // The client needs openapi-fetch alone; the CI command also reads its environment with env-ci.
-          assert.ok(spec === 'openapi-fetch' || spec === 'env-ci' || spec.startsWith('node:'), `${f} imports ${spec}`);
+          // The client needs openapi-fetch alone; the CI command also reads its environment with
+          // env-ci, and only the command line (src/cli/) parses arguments with commander.
+          const allowed = spec === 'openapi-fetch' || spec === 'env-ci' || spec.startsWith('node:') || (spec === 'commander' && f.startsWith(`cli${path.sep}`));
+          assert.ok(allowed, `${f} imports ${spec}`);
         }
       }
     }
@@ -77,53 +90,7 @@ describe('sdk package', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// A scripted local server: each request takes the next answer of `script` (the last one repeats).
 
-interface Seen {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-interface Answer {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** Never answer (for timeouts). */
-  hang?: boolean;
-}
-
-async function scriptedServer(script: Answer[] | ((req: Seen, n: number) => Answer)) {
-  const seen: Seen[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const s: Seen = { method: req.method!, url: req.url!, headers: req.headers, body };
-      seen.push(s);
-      const a = typeof script === 'function' ? script(s, seen.length - 1) : script[Math.min(seen.length - 1, script.length - 1)];
-      if (a.hang) return;
-      const isJson = a.body !== undefined && typeof a.body !== 'string';
-      const type = a.status >= 400 && isJson ? 'application/problem+json' : isJson ? 'application/json' : 'text/html';
-      res.writeHead(a.status, { 'content-type': type, 'x-request-id': `req-${seen.length}`, ...a.headers });
-      res.end(a.body === undefined ? undefined : isJson ? JSON.stringify(a.body) : String(a.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    seen,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
-}
-
-const problem = (status: number, code: string, extra: Record<string, unknown> = {}) => ({
-  type: `/problems/${code}`, title: code, status, detail: `${code} detail`, code, ...extra,
-});
 const WS = '01900000-0000-7000-8000-000000000001';
 const WORKSPACE = {
   id: WS, name: 'Acme', slug: 'acme', type: 'PERSONAL', logo: null, website: 'https://acme.example', timezone: 'UTC',
@@ -193,11 +160,11 @@ describe('sdk transport', () => {
     }
   });
 
-  it('retries POST /v1/deploys (idempotent by contract), also under a base path', async () => {
+  it('retries POST /v1/deploys (idempotent by contract) on 503, 502, also under a base path', async () => {
     const deploy = { id: WS, commitSha: 'abc1234' };
     const srv = await scriptedServer([
-      { status: 503, body: problem(503, 'unavailable'), headers: { 'retry-after': '0' } },
-      { status: 500, body: problem(500, 'internal_error'), headers: { 'retry-after': '0' } },
+      { status: 503, body: problem(503, 'service_unavailable'), headers: { 'retry-after': '0' } },
+      { status: 502, body: '<html>bad gateway</html>' },
       { status: 201, body: deploy },
     ]);
     try {
@@ -212,26 +179,74 @@ describe('sdk transport', () => {
     }
   });
 
-  it('does not retry 501 or 4xx, and maps 429 to RateLimitError with retryAfter', async () => {
-    const srv = await scriptedServer((s) =>
-      s.url.startsWith('/v1/logs') ? { status: 501, body: problem(501, 'not_implemented') }
-        : s.url.startsWith('/v1/activity') ? { status: 429, body: problem(429, 'rate_limited'), headers: { 'retry-after': '7' } }
-          : { status: 404, body: problem(404, 'not_found') });
+  it('503 then 200: a GET succeeds on its second attempt, honouring Retry-After', async () => {
+    const srv = await scriptedServer([
+      { status: 503, body: problem(503, 'service_unavailable'), headers: { 'retry-after': '1' } },
+      { status: 200, body: { data: [] } },
+    ]);
     try {
-      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url, maxRetries: 0 });
-      const e501 = await client.logs.list({ workspace_id: WS }).catch((e) => e);
-      assert.ok(e501 instanceof ApiError);
-      assert.equal(e501.code, 'not_implemented');
-      const e404 = await client.webhooks.get(WS).catch((e) => e);
-      assert.ok(e404 instanceof NotFoundError);
-      const e429 = await client.activity.list().catch((e) => e);
-      assert.ok(e429 instanceof RateLimitError);
-      assert.equal(e429.retryAfter, 7);
-      assert.equal(srv.seen.length, 3);
-      const retrying = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url });
-      await retrying.logs.list({ workspace_id: WS }).catch(() => undefined);
-      await retrying.webhooks.get(WS).catch(() => undefined);
-      assert.equal(srv.seen.length, 5, '501 and 404 are final even with retries on');
+      const client = createClient({ apiKey: 'sh_test', baseUrl: srv.url });
+      const started = Date.now();
+      assert.deepEqual(await client.webhooks.list(), { data: [] });
+      assert.equal(srv.seen.length, 2);
+      assert.ok(Date.now() - started >= 950, `waited the 1 s Retry-After (${Date.now() - started} ms)`);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('429 with Retry-After: waits that long and tries again; a Retry-After past 60 s is not waited for', async () => {
+    const srv = await scriptedServer((s, n): Answer =>
+      s.url.startsWith('/v1/activity')
+        ? { status: 429, body: problem(429, 'rate_limited'), headers: { 'retry-after': '120', 'ratelimit-limit': '100', 'ratelimit-remaining': '0', 'ratelimit-reset': '120' } }
+        : n === 0
+          ? { status: 429, body: problem(429, 'rate_limited'), headers: { 'retry-after': '2' } }
+          : { status: 200, body: { data: [] } });
+    try {
+      const client = createClient({ apiKey: 'sh_test', baseUrl: srv.url });
+      const started = Date.now();
+      assert.deepEqual(await client.workspaces.list(), { data: [] });
+      const waited = Date.now() - started;
+      assert.equal(srv.seen.length, 2);
+      assert.ok(waited >= 1950 && waited < 4000, `waited the 2 s Retry-After (${waited} ms), not a backoff of its own`);
+
+      const t0 = Date.now();
+      const err = await client.activity.list().catch((e) => e);
+      assert.ok(err instanceof RateLimitError);
+      assert.equal(err.retryAfter, 120);
+      assert.deepEqual(err.rateLimit, { limit: 100, remaining: 0, reset: 120 });
+      assert.equal(srv.seen.length, 3, 'asked to wait 2 minutes: the error comes back at once');
+      assert.ok(Date.now() - t0 < 1000);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('never retries unsafe methods: POST (but deploys), PUT and DELETE; nor a 500 or 408', async () => {
+    const srv = await scriptedServer((s) =>
+      s.url.startsWith('/v1/logs') ? { status: 500, body: problem(500, 'internal_error') }
+        : s.url.startsWith('/v1/activity') ? { status: 408, body: problem(408, 'request_timeout') }
+          : { status: 503, body: problem(503, 'service_unavailable'), headers: { 'retry-after': '0' } });
+    try {
+      const client = createClient({ apiKey: 'sh_test', baseUrl: srv.url, maxRetries: 3 });
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['POST /v1/workspaces', () => client.workspaces.create({ name: 'Acme', website: 'https://acme.example' })],
+        ['PUT /v1/workspaces/{id}', () => client.workspaces.update(WS, { name: 'Acme 2' })],
+        ['DELETE /v1/workspaces/{id}', () => client.workspaces.delete(WS)],
+        ['POST /v1/webhooks', () => client.webhooks.create({ workspaceId: WS, url: 'https://hooks.example.com', events: ['deploy.recorded'] })],
+        ['PUT /v1/webhooks/{id}', () => client.webhooks.update(WS, { secret: 'a-new-secret-of-16+' })],
+        ['DELETE /v1/webhooks/{id}', () => client.webhooks.delete(WS)],
+        ['POST /v1/webhooks/{id}/test', () => client.webhooks.test(WS)],
+        ['POST /v1/webhooks/{id}/deliveries/{deliveryId}/redeliver', () => client.webhooks.redeliver(WS, WS)],
+        ['GET /v1/logs (500)', () => client.logs.list({ workspace_id: WS })],
+        ['GET /v1/activity (408)', () => client.activity.list()],
+      ];
+      for (const [what, call] of calls) {
+        const before = srv.seen.length;
+        const err = await call().catch((e) => e);
+        assert.ok(err instanceof SiteHealthError, what);
+        assert.equal(srv.seen.length - before, 1, `${what} is sent once`);
+      }
     } finally {
       await srv.close();
     }
@@ -284,6 +299,23 @@ describe('sdk transport', () => {
   it('rejects bad options', () => {
     assert.throws(() => new SiteHealth({ apiKey: '' }), TypeError);
     assert.throws(() => new SiteHealth({ apiKey: 'sh_x', maxRetries: -1 }), TypeError);
+    assert.throws(() => createClient({ apiKey: 'sh_x', baseUrl: 'ftp://example.com' }), TypeError);
+  });
+
+  it('createClient returns the client, with the typed openapi-fetch client as .raw', async () => {
+    const srv = await scriptedServer([{ status: 404, body: problem(404, 'not_found') }]);
+    try {
+      const client = createClient({ apiKey: 'sh_test', baseUrl: srv.url });
+      assert.ok(client instanceof SiteHealth);
+      const { data, error, response } = await client.raw.GET('/v1/deploys/{id}', { params: { path: { id: WS } } });
+      assert.equal(data, undefined);
+      assert.equal(response.status, 404);
+      assert.equal((error as { code: string }).code, 'not_found');
+      assert.equal(srv.seen[0].headers['x-api-key'], 'sh_test', 'auth applies to raw calls too');
+      assert.equal(client.client, client.raw);
+    } finally {
+      await srv.close();
+    }
   });
 });
 
@@ -333,6 +365,173 @@ describe('sdk pagination', () => {
       await srv.close();
     }
   });
+
+  it('webhooks.iterateDeliveries follows meta.next_cursor with the status and event filters', async () => {
+    const pages: Record<string, { data: unknown[]; next: string | null }> = {
+      '': { data: [row(5), row(4)], next: 'd1' },
+      d1: { data: [row(3), row(2)], next: 'd2' },
+      d2: { data: [row(1)], next: null },
+    };
+    const srv = await scriptedServer((s) => {
+      const p = pages[new URL(s.url, 'http://x').searchParams.get('cursor') ?? ''];
+      return { status: 200, body: { data: p.data, meta: { next_cursor: p.next } } };
+    });
+    try {
+      const client = createClient({ apiKey: 'sh_test', baseUrl: srv.url });
+      const got = [];
+      for await (const a of client.webhooks.iterateDeliveries(WS, { status: 'failed', event: 'deploy.recorded', limit: 2 })) got.push(a.id);
+      assert.deepEqual(got, [5, 4, 3, 2, 1].map((i) => row(i).id));
+      assert.deepEqual(srv.seen.map((s) => s.url), [
+        `/v1/webhooks/${WS}/deliveries?status=failed&event=deploy.recorded&limit=2`,
+        `/v1/webhooks/${WS}/deliveries?status=failed&event=deploy.recorded&limit=2&cursor=d1`,
+        `/v1/webhooks/${WS}/deliveries?status=failed&event=deploy.recorded&limit=2&cursor=d2`,
+      ]);
+      // Breaking out early fetches no further page.
+      for await (const _ of client.webhooks.iterateDeliveries(WS)) break;
+      assert.equal(srv.seen.length, 4);
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('sdk typed errors', () => {
+  /** Every problem code of CONTRACT section 2, its status and the class it must give. */
+  const CODES: Array<[ProblemCode, number, abstract new (...args: never[]) => SiteHealthError]> = [
+    ['validation_failed', 400, ValidationError],
+    ['invalid_json', 400, ValidationError],
+    ['unauthorized', 401, AuthenticationError],
+    ['workspace_limit', 402, WorkspaceLimitError],
+    ['insufficient_scope', 403, PermissionError],
+    ['forbidden', 403, PermissionError],
+    ['not_found', 404, NotFoundError],
+    ['method_not_allowed', 405, MethodNotAllowedError],
+    ['request_timeout', 408, RequestTimeoutError],
+    ['slug_taken', 409, ConflictError],
+    ['webhook_paused', 409, ConflictError],
+    ['payload_too_large', 413, PayloadTooLargeError],
+    ['unsupported_media_type', 415, UnsupportedMediaTypeError],
+    ['rate_limited', 429, RateLimitError],
+    ['internal_error', 500, InternalServerError],
+    ['service_unavailable', 503, ServiceUnavailableError],
+  ];
+
+  it('lists every problem code', () => {
+    assert.deepEqual(CODES.map(([c]) => c).sort(), Object.keys(ERROR_CLASS_BY_CODE).sort());
+  });
+
+  it('each problem code gives its typed error with status, code, title, detail, field errors and request id', async () => {
+    const fieldErrors = [{ in: 'body', path: '/commitSha', message: 'must match pattern' }];
+    const srv = await scriptedServer((s) => {
+      const code = new URL(s.url, 'http://x').searchParams.get('workspace_id')!;
+      const [, status] = CODES.find(([c]) => c === code)!;
+      const headers: Record<string, string> = status === 429 ? { 'retry-after': '7', ratelimit: 'limit=10, remaining=0, reset=7' } : status === 503 ? { 'retry-after': '3' } : {};
+      return { status, headers, body: problem(status, code, code === 'validation_failed' ? { errors: fieldErrors } : {}) };
+    });
+    try {
+      const client = createClient({ apiKey: 'sh_test', baseUrl: srv.url, maxRetries: 0 });
+      for (const [code, status, Class] of CODES) {
+        const err = await client.deploys.list({ workspace_id: code }).catch((e) => e);
+        assert.ok(err instanceof Class, `${code}: ${err?.constructor?.name}`);
+        assert.ok(err instanceof SiteHealthError);
+        assert.equal(err.name, Class.name);
+        assert.equal(err.status, status);
+        assert.equal(err.code, code);
+        assert.equal(err.title, code);
+        assert.equal(err.detail, `${code} detail`);
+        assert.equal(err.type, `/problems/${code}`);
+        assert.deepEqual(err.errors, code === 'validation_failed' ? fieldErrors : []);
+        assert.match(err.requestId!, /^req-\d+$/);
+        assert.match(err.message, new RegExp(`${status} ${code}`));
+        if (status === 429) {
+          assert.equal(err.retryAfter, 7);
+          assert.deepEqual((err as RateLimitError).rateLimit, { limit: 10, remaining: 0, reset: 7 });
+        }
+        if (status === 503) assert.equal(err.retryAfter, 3);
+        if (status >= 500) assert.ok(err instanceof ApiError);
+      }
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('an answer that is not a problem document is typed by its status, with code http_error', async () => {
+    const srv = await scriptedServer((s) => ({ status: Number(new URL(s.url, 'http://x').searchParams.get('workspace_id')), body: '<html>proxy</html>' }));
+    try {
+      const client = createClient({ apiKey: 'sh_test', baseUrl: srv.url, maxRetries: 0 });
+      for (const [status, Class] of [[404, NotFoundError], [503, ServiceUnavailableError], [504, ApiError], [418, SiteHealthError]] as const) {
+        const err = await client.deploys.list({ workspace_id: String(status) }).catch((e) => e);
+        assert.equal(err.constructor, Class, String(status));
+        assert.equal(err.code, 'http_error');
+        assert.equal(err.detail, '<html>proxy</html>');
+      }
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('sdk coverage of the API document', () => {
+  const doc = JSON.parse(fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { operationId?: string }>>;
+  };
+  const operations = Object.entries(doc.paths).flatMap(([p, methods]) =>
+    Object.entries(methods).filter(([, op]) => op?.operationId).map(([m, op]) => ({ id: op.operationId!, method: m.toUpperCase(), path: p })));
+  /** `Webhooks_listDeliveries` -> client.webhooks.listDeliveries. */
+  const methodOf = (client: SiteHealth, id: string) => {
+    const [tag, name] = id.split('_');
+    const resource = (client as unknown as Record<string, Record<string, unknown>>)[tag[0].toLowerCase() + tag.slice(1)];
+    return resource && typeof resource[name] === 'function' ? (resource[name] as (...a: unknown[]) => Promise<unknown>).bind(resource) : null;
+  };
+  /** How to call each operation's method; an operation of the document missing here fails the test. */
+  const CALLS: Record<string, (c: SiteHealth) => Promise<unknown>> = {
+    Activity_list: (c) => c.activity.list(),
+    Deploys_create: (c) => c.deploys.create({ commitSha: 'abc1234' }),
+    Deploys_list: (c) => c.deploys.list({ workspace_id: WS }),
+    Deploys_get: (c) => c.deploys.get(WS),
+    Logs_list: (c) => c.logs.list({ workspace_id: WS }),
+    SiteChecks_latest: (c) => c.siteChecks.latest(WS),
+    Webhooks_list: (c) => c.webhooks.list(),
+    Webhooks_create: (c) => c.webhooks.create({ workspaceId: WS, url: 'https://hooks.example.com', events: ['deploy.recorded'] }),
+    Webhooks_get: (c) => c.webhooks.get(WS),
+    Webhooks_update: (c) => c.webhooks.update(WS, { name: 'x' }),
+    Webhooks_delete: (c) => c.webhooks.delete(WS),
+    Webhooks_listDeliveries: (c) => c.webhooks.listDeliveries(WS),
+    Webhooks_getDelivery: (c) => c.webhooks.getDelivery(WS, WS),
+    Webhooks_redeliver: (c) => c.webhooks.redeliver(WS, WS),
+    Webhooks_test: (c) => c.webhooks.test(WS),
+    Workspaces_list: (c) => c.workspaces.list(),
+    Workspaces_create: (c) => c.workspaces.create({ name: 'Acme', website: 'https://acme.example' }),
+    Workspaces_get: (c) => c.workspaces.get(WS),
+    Workspaces_update: (c) => c.workspaces.update(WS, { name: 'x' }),
+    Workspaces_delete: (c) => c.workspaces.delete(WS),
+  };
+
+  it('has a resource method for every operationId, and each sends that operation', async () => {
+    assert.ok(operations.length >= 20);
+    const srv = await scriptedServer([{ status: 418, body: problem(418, 'teapot') }]);
+    try {
+      const client = createClient({ apiKey: 'sh_test', baseUrl: srv.url, maxRetries: 0 });
+      const missing = operations.filter((op) => !methodOf(client, op.id)).map((op) => op.id);
+      assert.deepEqual(missing, [], 'operations without a resource method (Tag_name -> client.tag.name)');
+      for (const op of operations) {
+        const call = CALLS[op.id];
+        assert.ok(call, `no call for ${op.id} in this test: add one`);
+        const before = srv.seen.length;
+        await assert.rejects(call(client), SiteHealthError);
+        const sent = srv.seen[before];
+        const pattern = new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/?]+')}(\\?.*)?$`);
+        assert.equal(sent.method, op.method, op.id);
+        assert.match(sent.url, pattern, op.id);
+      }
+    } finally {
+      await srv.close();
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -345,12 +544,13 @@ describe('sdk webhook verification', () => {
   const now = () => Math.floor(Date.now() / 1000);
   const event = { id: '01900000-0000-7000-8000-0000000000ee', type: 'deploy.recorded', createdAt: '2026-11-21T10:00:00.000Z', workspaceId: WS, data: { deployId: WS } };
   const body = JSON.stringify(event);
-  const signed = (k: Buffer | string, opts: { id?: string; ts?: number; payload?: string } = {}) => {
+  const signed = (k: Buffer | string, opts: { id?: string; ts?: number; body?: string } = {}) => {
     const id = opts.id ?? 'dk_0001';
     const ts = String(opts.ts ?? now());
-    return { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${hmac(k, `${id}.${ts}.${opts.payload ?? body}`)}` };
+    return { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${hmac(k, `${id}.${ts}.${opts.body ?? body}`)}` };
   };
-  const rejects = (fn: () => unknown, re: RegExp) => assert.throws(fn, (e: unknown) => e instanceof WebhookVerificationError && re.test(e.message));
+  const rejects = (fn: () => unknown, reason: WebhookVerificationReason, re?: RegExp) =>
+    assert.throws(fn, (e: unknown) => e instanceof WebhookVerificationError && e.reason === reason && (!re || re.test(e.message)));
 
   it('matches the Standard Webhooks reference vector', () => {
     const headers = {
@@ -358,73 +558,84 @@ describe('sdk webhook verification', () => {
       'webhook-timestamp': '1614265330',
       'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
     };
-    const opts = { payload: '{"test": 2432232314}', headers, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
+    const opts = { body: '{"test": 2432232314}', headers, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
     // The signature matches (the body is checked after it, and is not an event) ...
-    rejects(() => verifyWebhook({ ...opts, toleranceSeconds: 1e10 }), /not a webhook event/);
+    rejects(() => verifyWebhook({ ...opts, toleranceSeconds: 1e10 }), 'invalid_body', /not a webhook event/);
     // ... one changed byte does not, and with the default tolerance the 2021 timestamp is stale.
-    rejects(() => verifyWebhook({ ...opts, payload: '{"test": 2432232315}', toleranceSeconds: 1e10 }), /no signature/);
-    rejects(() => verifyWebhook(opts), /too old/);
+    rejects(() => verifyWebhook({ ...opts, body: '{"test": 2432232315}', toleranceSeconds: 1e10 }), 'invalid_signature');
+    rejects(() => verifyWebhook(opts), 'timestamp_too_old');
   });
 
   it('verifies a whsec_ secret with the decoded key and returns the event', () => {
     const headers = signed(key);
-    assert.deepEqual(verifyWebhook({ payload: body, headers, secret: whsec }), event);
-    assert.deepEqual(verifyWebhook({ payload: Buffer.from(body), headers: new Headers(headers), secret: whsec }), event, 'bytes and Headers work too');
+    assert.deepEqual(verifyWebhook({ body, headers, secret: whsec }), event);
+    assert.deepEqual(verifyWebhook({ body: Buffer.from(body), headers: new Headers(headers), secret: whsec }), event, 'bytes and Headers work too');
     const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
-    assert.deepEqual(verifyWebhook({ payload: body, headers: upper, secret: whsec }), event, 'header names in any case');
-    rejects(() => verifyWebhook({ payload: body, headers: signed(whsec), secret: whsec }), /no signature/);
+    assert.deepEqual(verifyWebhook({ body, headers: upper, secret: whsec }), event, 'header names in any case');
+    rejects(() => verifyWebhook({ body, headers: signed(whsec), secret: whsec }), 'invalid_signature');
   });
 
   it('verifies a plain secret with its UTF-8 bytes', () => {
-    assert.deepEqual(verifyWebhook({ payload: body, headers: signed(plain), secret: plain }), event);
-    rejects(() => verifyWebhook({ payload: body, headers: signed(plain), secret: `${plain}x` }), /no signature/);
+    assert.deepEqual(verifyWebhook({ body, headers: signed(plain), secret: plain }), event);
+    rejects(() => verifyWebhook({ body, headers: signed(plain), secret: `${plain}x` }), 'invalid_signature');
   });
 
   it('rejects a tampered body, id or timestamp', () => {
     const headers = signed(key);
-    rejects(() => verifyWebhook({ payload: body.replace('deploy.recorded', 'site_check.regression'), headers, secret: whsec }), /no signature/);
-    rejects(() => verifyWebhook({ payload: body, headers: { ...headers, 'webhook-id': 'dk_0002' }, secret: whsec }), /no signature/);
-    rejects(() => verifyWebhook({ payload: body, headers: { ...headers, 'webhook-timestamp': String(now() - 1) }, secret: whsec }), /no signature/);
+    rejects(() => verifyWebhook({ body: body.replace('deploy.recorded', 'site_check.regression'), headers, secret: whsec }), 'invalid_signature');
+    rejects(() => verifyWebhook({ body, headers: { ...headers, 'webhook-id': 'dk_0002' }, secret: whsec }), 'invalid_signature');
+    rejects(() => verifyWebhook({ body, headers: { ...headers, 'webhook-timestamp': String(now() - 1) }, secret: whsec }), 'invalid_signature');
   });
 
   it('rejects stale and future timestamps, honouring toleranceSeconds', () => {
     const stale = signed(key, { ts: now() - 301 });
-    rejects(() => verifyWebhook({ payload: body, headers: stale, secret: whsec }), /too old/);
-    assert.deepEqual(verifyWebhook({ payload: body, headers: stale, secret: whsec, toleranceSeconds: 600 }), event);
-    rejects(() => verifyWebhook({ payload: body, headers: signed(key, { ts: now() + 400 }), secret: whsec }), /future/);
-    rejects(() => verifyWebhook({ payload: body, headers: { ...stale, 'webhook-timestamp': 'yesterday' }, secret: whsec }), /Unix seconds/);
+    rejects(() => verifyWebhook({ body, headers: stale, secret: whsec }), 'timestamp_too_old');
+    assert.deepEqual(verifyWebhook({ body, headers: stale, secret: whsec, toleranceSeconds: 600 }), event);
+    rejects(() => verifyWebhook({ body, headers: signed(key, { ts: now() + 400 }), secret: whsec }), 'timestamp_too_new');
+    rejects(() => verifyWebhook({ body, headers: { ...stale, 'webhook-timestamp': 'yesterday' }, secret: whsec }), 'invalid_timestamp');
   });
 
   it('accepts a header with several signatures when one matches', () => {
     const good = signed(key);
     const other = `v1,${hmac('another-secret-entirely', `dk_0001.${good['webhook-timestamp']}.${body}`)}`;
     const several = { ...good, 'webhook-signature': `${other} v1a,Zm9v ${good['webhook-signature']}` };
-    assert.deepEqual(verifyWebhook({ payload: body, headers: several, secret: whsec }), event);
-    rejects(() => verifyWebhook({ payload: body, headers: { ...good, 'webhook-signature': `${other} v2,${good['webhook-signature'].slice(3)}` }, secret: whsec }), /no signature/);
+    assert.deepEqual(verifyWebhook({ body, headers: several, secret: whsec }), event);
+    rejects(() => verifyWebhook({ body, headers: { ...good, 'webhook-signature': `${other} v2,${good['webhook-signature'].slice(3)}` }, secret: whsec }), 'invalid_signature');
   });
 
   it('rejects missing headers, a parsed body and a body that is not an event', () => {
     const headers = signed(key);
     for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const) {
       const { [name]: _gone, ...rest } = headers;
-      rejects(() => verifyWebhook({ payload: body, headers: rest, secret: whsec }), new RegExp(`missing ${name}`));
+      rejects(() => verifyWebhook({ body, headers: rest, secret: whsec }), 'missing_header', new RegExp(`missing ${name}`));
     }
-    rejects(() => verifyWebhook({ payload: event as unknown as string, headers, secret: whsec }), /raw body/);
-    rejects(() => verifyWebhook({ payload: 'null', headers: signed(key, { payload: 'null' }), secret: whsec }), /not a webhook event/);
+    rejects(() => verifyWebhook({ body: event as unknown as string, headers, secret: whsec }), 'invalid_body', /raw request body/);
+    rejects(() => verifyWebhook({ body: 'null', headers: signed(key, { body: 'null' }), secret: whsec }), 'invalid_body', /not a webhook event/);
+    rejects(() => verifyWebhook({ body, headers, secret: '' }), 'invalid_secret');
+  });
+
+  it('checks webhook-body-signature when present, and requires it on request', () => {
+    const headers = { ...signed(key), 'webhook-body-signature': `v1,${hmac(key, body)}` };
+    assert.deepEqual(verifyWebhook({ body, headers, secret: whsec, requireBodySignature: true }), event);
+    rejects(() => verifyWebhook({ body, headers: { ...headers, 'webhook-body-signature': `v1,${hmac(key, `${body} `)}` }, secret: whsec }), 'invalid_body_signature');
+    rejects(() => verifyWebhook({ body, headers: signed(key), secret: whsec, requireBodySignature: true }), 'missing_header', /webhook-body-signature/);
   });
 
   it('verifyBodySignature checks webhook-body-signature over the body alone', () => {
     const headers = { 'webhook-body-signature': `v1,${hmac(key, body)}` };
-    assert.deepEqual(verifyBodySignature({ payload: body, headers, secret: whsec }), event);
-    rejects(() => verifyBodySignature({ payload: `${body} `, headers, secret: whsec }), /no signature/);
-    rejects(() => verifyBodySignature({ payload: body, headers: {}, secret: whsec }), /missing webhook-body-signature/);
+    assert.deepEqual(verifyBodySignature({ body, headers, secret: whsec }), event);
+    rejects(() => verifyBodySignature({ body: `${body} `, headers, secret: whsec }), 'invalid_body_signature');
+    rejects(() => verifyBodySignature({ body, headers: {}, secret: whsec }), 'missing_header', /missing webhook-body-signature/);
   });
 
-  it('signWebhook produces the headers the service sends', () => {
-    const h = signWebhook({ id: 'dk_0009', payload: body, secret: plain, timestamp: 1_800_000_000 });
+  it('signWebhook produces the headers the service sends, one signature per secret', () => {
+    const h = signWebhook({ id: 'dk_0009', body, secret: plain, timestamp: 1_800_000_000 });
     assert.equal(h['webhook-signature'], `v1,${hmac(plain, `dk_0009.1800000000.${body}`)}`);
     assert.equal(h['webhook-body-signature'], `v1,${hmac(plain, body)}`);
-    assert.deepEqual(verifyWebhook({ payload: body, headers: signWebhook({ id: 'x', payload: body, secret: whsec }), secret: whsec }), event);
+    assert.deepEqual(verifyWebhook({ body, headers: signWebhook({ id: 'x', body, secret: whsec }), secret: whsec }), event);
+    const two = signWebhook({ id: 'x', body, secret: [whsec, plain] });
+    assert.equal(two['webhook-signature'].split(' ').length, 2);
+    assert.deepEqual(verifyWebhook({ body, headers: two, secret: plain }), event);
   });
 });
 
@@ -548,15 +759,22 @@ for (const engine of engines()) {
       assert.equal(again.ref, 'main', 'omitted fields keep their values');
 
       const sha2 = crypto.randomBytes(4).toString('hex');
-      const recorded = await recordDeploy(client, {
+      const notARepo = fs.mkdtempSync(path.join(os.tmpdir(), 'sitehealth-sdk-'));
+      const result = await recordDeploy({
+        client,
+        env: {}, // not in CI: nothing is detected, everything comes from the options
+        cwd: notARepo,
         workspaceId: o.workspaceId,
-        commitSha: ` ${sha2}\n`,
+        commit: ` ${sha2}\n`,
         ref: 'release',
         message: 'm'.repeat(2500),
         deployedAt: new Date(Date.now() - 60_000),
         changedPaths: ['app/layout.tsx', 'app/layout.tsx', 'styles/site.css'],
         changes: [{ path: 'app/page.tsx', category: 'page', signals: [{ kind: 'canonical', change: 'removed' }] }],
       });
+      fs.rmSync(notARepo, { recursive: true, force: true });
+      assert.equal(result.outcome, 'recorded');
+      const recorded = result.deploy!;
       assert.equal(recorded.commitSha, sha2);
       assert.equal(recorded.environment, 'production');
       assert.equal(recorded.message!.length, 2000);
@@ -579,7 +797,7 @@ for (const engine of engines()) {
       assert.deepEqual(Object.keys(latest).sort(), ['baseline', 'check', 'findings', 'issues', 'latest']);
     });
 
-    it('typed errors: 400 with field errors, 401, 402, 403, 404, 409', async () => {
+    it('typed errors: 400 with field errors, 401, 402, 403, 404, 409, 413', async () => {
       const e400 = await client.deploys.create({ workspaceId: o.workspaceId, commitSha: 'not-a-sha' }).catch((e) => e);
       assert.ok(e400 instanceof ValidationError);
       assert.equal(e400.status, 400);
@@ -619,9 +837,14 @@ for (const engine of engines()) {
       await api.workspace(full);
       const asFull = new SiteHealth({ apiKey: (await api.key(full.userId)).apiKey, baseUrl: api.url });
       const e402 = await asFull.workspaces.create({ name: uniqueName(), website: 'https://sdk.example' }).catch((e) => e);
-      assert.equal(e402.constructor, SiteHealthError, 'a status without its own class is the base class');
+      assert.equal(e402.constructor, WorkspaceLimitError);
       assert.equal(e402.status, 402);
       assert.equal(e402.code, 'workspace_limit');
+
+      const e413 = await client.deploys.create({ workspaceId: o.workspaceId, commitSha: 'abcdef1', message: 'x'.repeat(1_100_000) }).catch((e) => e);
+      assert.ok(e413 instanceof PayloadTooLargeError, String(e413));
+      assert.equal(e413.code, 'payload_too_large');
+      assert.ok(e413.requestId);
     });
 
     it('logs: list and iterate agree', async () => {

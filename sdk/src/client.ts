@@ -1,4 +1,4 @@
-import createClient from 'openapi-fetch';
+import createFetchClient from 'openapi-fetch';
 import type { paths } from './generated/types.js';
 import { Activity } from './resources/activity.js';
 import { Deploys } from './resources/deploys.js';
@@ -20,8 +20,8 @@ export interface SiteHealthOptions {
   /** Appended to `sitehealth-sdk/<version>` in the `User-Agent` header, e.g. `my-deployer/1.2`. */
   userAgent?: string;
   /**
-   * How many times a retryable request is sent again after a network error, a timeout, 408,
-   * 429 or 5xx (except 501); default 2. Retryable: GET, PUT, DELETE, and `POST /v1/deploys`.
+   * How many times a retryable request is sent again after a network error, a timeout, 429,
+   * 502, 503 or 504; default 2. Retryable: GET (and HEAD, OPTIONS) and `POST /v1/deploys`.
    */
   maxRetries?: number;
   /** Time limit of each attempt in milliseconds; default 30000. */
@@ -30,8 +30,12 @@ export interface SiteHealthOptions {
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:3000';
 
+/** The options of `createClient` (and `new SiteHealth`). */
+export type ClientOptions = SiteHealthOptions;
+
 /**
- * The sitehealth API client: one openapi-fetch client shared by one small object per resource.
+ * The sitehealth API client: one openapi-fetch client (`raw`) shared by one small object per
+ * resource. `createClient(options)` is the same thing.
  *
  * ```ts
  * const client = new SiteHealth({ apiKey: process.env.SITEHEALTH_API_KEY!, baseUrl: 'https://api.example.com' });
@@ -46,10 +50,11 @@ export class SiteHealth {
   readonly activity: Activity;
   readonly webhooks: Webhooks;
   /**
-   * The underlying openapi-fetch client (auth, user agent, timeout and retries included), for
-   * calls the resource methods do not cover. It does not throw: check `error` / `response`.
+   * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
+   * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
+   * It does not throw: check `error` / `response`.
    */
-  readonly client: ApiClient;
+  readonly raw: ApiClient;
   readonly baseUrl: string;
 
   constructor(options: SiteHealthOptions) {
@@ -64,18 +69,39 @@ export class SiteHealth {
     const baseFetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     const userAgent = `sitehealth-sdk/${VERSION}${options.userAgent ? ` ${options.userAgent}` : ''}`;
 
+    if (!/^https?:\/\//i.test(baseUrl)) throw new TypeError(`SiteHealth: \`baseUrl\` must be an http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
     this.baseUrl = baseUrl;
-    this.client = createClient<paths>({
+    this.raw = createFetchClient<paths>({
       baseUrl,
       fetch: retryingFetch({ fetch: baseFetch, basePath: new URL(baseUrl).pathname.replace(/\/+$/, ''), maxRetries, timeoutMs }),
     });
-    this.client.use(authMiddleware(options.apiKey, userAgent));
+    this.raw.use(authMiddleware(options.apiKey, userAgent));
 
-    this.deploys = new Deploys(this.client);
-    this.siteChecks = new SiteChecks(this.client);
-    this.workspaces = new Workspaces(this.client);
-    this.logs = new Logs(this.client);
-    this.activity = new Activity(this.client);
-    this.webhooks = new Webhooks(this.client);
+    this.deploys = new Deploys(this.raw);
+    this.siteChecks = new SiteChecks(this.raw);
+    this.workspaces = new Workspaces(this.raw);
+    this.logs = new Logs(this.raw);
+    this.activity = new Activity(this.raw);
+    this.webhooks = new Webhooks(this.raw);
   }
+
+  /** @deprecated The same as `raw`. */
+  get client(): ApiClient {
+    return this.raw;
+  }
+}
+
+/**
+ * Creates the sitehealth API client (named as openapi-fetch names its own). The returned
+ * client has one object per resource, each method returning the response's data or throwing a
+ * typed `SiteHealthError`, and `raw`, the typed openapi-fetch client, for every path.
+ *
+ * ```ts
+ * import { createClient } from '@sitehealth/sdk';
+ * const client = createClient({ baseUrl: 'https://sitehealth.example.com', apiKey: process.env.SITEHEALTH_API_KEY! });
+ * const deploy = await client.deploys.get(id);
+ * ```
+ */
+export function createClient(options: ClientOptions): SiteHealth {
+  return new SiteHealth(options);
 }

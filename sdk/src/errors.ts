@@ -2,9 +2,35 @@
 // response (an RFC 9457 problem document, or whatever a proxy answered) into a typed error.
 import type { FieldError } from './types.js';
 
+/** The stable `code` of every problem document the API answers (CONTRACT section 2). */
+export type ProblemCode =
+  | 'validation_failed'
+  | 'invalid_json'
+  | 'unauthorized'
+  | 'workspace_limit'
+  | 'insufficient_scope'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'request_timeout'
+  | 'slug_taken'
+  | 'webhook_paused'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'service_unavailable';
+
+/**
+ * `code` of an error: a problem code, `connection_error` / `timeout` for a `ConnectionError`,
+ * `http_error` for an answer that was not a problem document (e.g. a proxy's HTML page), or any
+ * code a newer server may add.
+ */
+export type ErrorCode = ProblemCode | 'connection_error' | 'timeout' | 'http_error' | (string & {});
+
 export interface SiteHealthErrorInit {
   status: number;
-  code: string;
+  code: ErrorCode;
   title: string;
   detail: string;
   type?: string;
@@ -14,23 +40,35 @@ export interface SiteHealthErrorInit {
   body?: unknown;
   /** Seconds from `Retry-After`, when the response had one. */
   retryAfter?: number | null;
+  /** The `RateLimit-*` headers, when the response had them. */
+  rateLimit?: RateLimitInfo | null;
   cause?: unknown;
+}
+
+/** What the `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` headers said. */
+export interface RateLimitInfo {
+  limit: number | null;
+  remaining: number | null;
+  /** Seconds until the window resets. */
+  reset: number | null;
 }
 
 /**
  * Base class of every API error. `status` is the HTTP status (0 for a `ConnectionError`:
  * no response), `code` the problem document's stable code (`validation_failed`, `not_found`,
  * ...), `errors` the offending fields of a validation error, `requestId` the response's
- * `x-request-id` (quote it when reporting a problem).
+ * `x-request-id` (quote it when reporting a problem), `retryAfter` the `Retry-After` hint in
+ * seconds (429 and 503 carry one).
  */
 export class SiteHealthError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly title: string;
   readonly detail: string;
   readonly type: string;
   readonly errors: FieldError[];
   readonly requestId: string | null;
+  readonly retryAfter: number | null;
   readonly body: unknown;
 
   constructor(init: SiteHealthErrorInit) {
@@ -43,30 +81,48 @@ export class SiteHealthError extends Error {
     this.type = init.type ?? 'about:blank';
     this.errors = init.errors ?? [];
     this.requestId = init.requestId ?? null;
+    this.retryAfter = init.retryAfter ?? null;
     this.body = init.body;
   }
 }
 
-/** 400: the body, query or path failed validation (`errors` lists every field), or invalid JSON. */
+/** 400 `validation_failed` (every offending field in `errors`) or `invalid_json`. */
 export class ValidationError extends SiteHealthError {}
-/** 401: the API key is missing, unknown or revoked. */
+/** 401 `unauthorized`: the API key is missing, unknown or revoked. */
 export class AuthenticationError extends SiteHealthError {}
-/** 403: the key lacks the scope (`insufficient_scope`) or the role is too low (`forbidden`). */
+/** 402 `workspace_limit`: the account cannot hold another workspace. */
+export class WorkspaceLimitError extends SiteHealthError {}
+/** 403 `insufficient_scope` (the key lacks the operation's scope) or `forbidden` (the role is too low). */
 export class PermissionError extends SiteHealthError {}
-/** 404: no such resource, or the caller cannot see it. */
+/** 404 `not_found`: no such resource, or the caller cannot see it. */
 export class NotFoundError extends SiteHealthError {}
-/** 409: `slug_taken`, `webhook_paused`. */
+/** 405 `method_not_allowed`. */
+export class MethodNotAllowedError extends SiteHealthError {}
+/** 408 `request_timeout`: the request did not arrive in time. */
+export class RequestTimeoutError extends SiteHealthError {}
+/** 409 `slug_taken` or `webhook_paused`. */
 export class ConflictError extends SiteHealthError {}
-/** 429: too many requests; `retryAfter` is the server's hint in seconds, when given. */
+/** 413 `payload_too_large`: the body is over 1 MiB. */
+export class PayloadTooLargeError extends SiteHealthError {}
+/** 415 `unsupported_media_type`: the body is not JSON. */
+export class UnsupportedMediaTypeError extends SiteHealthError {}
+/**
+ * 429 `rate_limited`: the key's rate limit is spent (after the SDK's retries). `retryAfter` says
+ * when to try again, `rateLimit` what the `RateLimit-*` headers said.
+ */
 export class RateLimitError extends SiteHealthError {
-  readonly retryAfter: number | null;
+  readonly rateLimit: RateLimitInfo | null;
   constructor(init: SiteHealthErrorInit) {
     super(init);
-    this.retryAfter = init.retryAfter ?? null;
+    this.rateLimit = init.rateLimit ?? null;
   }
 }
 /** 5xx: something failed on the server's side (after the SDK's retries, where they apply). */
 export class ApiError extends SiteHealthError {}
+/** 500 `internal_error`. */
+export class InternalServerError extends ApiError {}
+/** 503 `service_unavailable`: the database is busy or unreachable; nothing was changed. `retryAfter` says when to retry. */
+export class ServiceUnavailableError extends ApiError {}
 /** No response: the connection failed or timed out (after the SDK's retries, where they apply). */
 export class ConnectionError extends SiteHealthError {
   constructor(message: string, opts: { code?: 'connection_error' | 'timeout'; cause?: unknown } = {}) {
@@ -74,34 +130,77 @@ export class ConnectionError extends SiteHealthError {
   }
 }
 
-/** A webhook request failed verification: do not trust its body. */
+/** Why `verifyWebhook` rejected a request. */
+export type WebhookVerificationReason =
+  | 'invalid_secret'
+  | 'missing_header'
+  | 'invalid_timestamp'
+  | 'timestamp_too_old'
+  | 'timestamp_too_new'
+  | 'invalid_signature'
+  | 'invalid_body_signature'
+  | 'invalid_body';
+
+/** A webhook request failed verification: do not trust its body. `reason` says why. */
 export class WebhookVerificationError extends Error {
-  constructor(message: string) {
+  readonly reason: WebhookVerificationReason;
+  constructor(reason: WebhookVerificationReason, message: string) {
     super(message);
     this.name = 'WebhookVerificationError';
+    this.reason = reason;
   }
 }
 
-const BY_STATUS: Record<number, typeof SiteHealthError> = {
+type ErrorClass = new (init: SiteHealthErrorInit) => SiteHealthError;
+
+/** The class of each problem code; a code not listed falls back to the status. */
+export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
+  validation_failed: ValidationError,
+  invalid_json: ValidationError,
+  unauthorized: AuthenticationError,
+  workspace_limit: WorkspaceLimitError,
+  insufficient_scope: PermissionError,
+  forbidden: PermissionError,
+  not_found: NotFoundError,
+  method_not_allowed: MethodNotAllowedError,
+  request_timeout: RequestTimeoutError,
+  slug_taken: ConflictError,
+  webhook_paused: ConflictError,
+  payload_too_large: PayloadTooLargeError,
+  unsupported_media_type: UnsupportedMediaTypeError,
+  rate_limited: RateLimitError,
+  internal_error: InternalServerError,
+  service_unavailable: ServiceUnavailableError,
+};
+
+const BY_STATUS: Record<number, ErrorClass> = {
   400: ValidationError,
   401: AuthenticationError,
+  402: WorkspaceLimitError,
   403: PermissionError,
   404: NotFoundError,
+  405: MethodNotAllowedError,
+  408: RequestTimeoutError,
   409: ConflictError,
+  413: PayloadTooLargeError,
+  415: UnsupportedMediaTypeError,
   429: RateLimitError,
+  500: InternalServerError,
+  503: ServiceUnavailableError,
 };
 
 /**
  * The typed error for a non-2xx response. `body` is what openapi-fetch parsed (JSON when it
- * could, else the text); a body that is not a problem document still yields an error with
- * the HTTP status and code `http_error`.
+ * could, else the text). The class follows the problem's `code`, else the HTTP status (a
+ * proxy's 503 page is still a `ServiceUnavailableError`, with code `http_error`).
  */
 export function errorFromResponse(response: Response, body: unknown): SiteHealthError {
   const problem = isRecord(body) ? body : {};
   const status = response.status;
+  const code = str(problem.code);
   const init: SiteHealthErrorInit = {
     status,
-    code: str(problem.code) ?? 'http_error',
+    code: code ?? 'http_error',
     title: str(problem.title) ?? (response.statusText || `HTTP ${status}`),
     detail: str(problem.detail) ?? (typeof body === 'string' ? body.slice(0, 500) : ''),
     type: str(problem.type),
@@ -109,8 +208,10 @@ export function errorFromResponse(response: Response, body: unknown): SiteHealth
     requestId: response.headers.get('x-request-id'),
     body,
     retryAfter: parseRetryAfter(response.headers.get('retry-after')),
+    rateLimit: parseRateLimit(response.headers),
   };
-  const ErrorClass = BY_STATUS[status] ?? (status >= 500 ? ApiError : SiteHealthError);
+  const byCode = code !== undefined && Object.hasOwn(ERROR_CLASS_BY_CODE, code) ? ERROR_CLASS_BY_CODE[code as ProblemCode] : undefined;
+  const ErrorClass = byCode ?? BY_STATUS[status] ?? (status >= 500 ? ApiError : SiteHealthError);
   return new ErrorClass(init);
 }
 
@@ -121,6 +222,25 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
   const at = Date.parse(trimmed);
   return Number.isNaN(at) ? null : Math.max(0, (at - now) / 1000);
+}
+
+/**
+ * `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (the IETF draft's separate
+ * headers), or the combined `RateLimit: limit=100, remaining=0, reset=30`; null without either.
+ */
+export function parseRateLimit(headers: Headers): RateLimitInfo | null {
+  const num = (v: string | null | undefined) => {
+    const m = v == null ? null : /^\s*(\d+(?:\.\d+)?)/.exec(v);
+    return m ? Number(m[1]) : null;
+  };
+  const combined = headers.get('ratelimit');
+  const field = (name: string) => (combined ? new RegExp(`(?:^|[,;\\s])${name}=(\\d+)`).exec(combined)?.[1] : undefined);
+  const info: RateLimitInfo = {
+    limit: num(headers.get('ratelimit-limit')) ?? num(field('limit')),
+    remaining: num(headers.get('ratelimit-remaining')) ?? num(field('remaining')),
+    reset: num(headers.get('ratelimit-reset')) ?? num(field('reset')),
+  };
+  return info.limit === null && info.remaining === null && info.reset === null ? null : info;
 }
 
 function formatMessage(init: SiteHealthErrorInit): string {

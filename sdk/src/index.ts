@@ -1,20 +1,35 @@
 // @sitehealth/sdk: the typed client for the sitehealth API.
-export { SiteHealth, DEFAULT_BASE_URL, type SiteHealthOptions } from './client.js';
+export { createClient, SiteHealth, DEFAULT_BASE_URL, type ClientOptions, type SiteHealthOptions } from './client.js';
 export type { FetchLike } from './transport.js';
+export { isRetryable, isRetryableStatus, MAX_RETRY_AFTER_SECONDS } from './transport.js';
 export { VERSION } from './version.js';
 export {
   SiteHealthError,
   ValidationError,
   AuthenticationError,
+  WorkspaceLimitError,
   PermissionError,
   NotFoundError,
+  MethodNotAllowedError,
+  RequestTimeoutError,
   ConflictError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
   RateLimitError,
   ApiError,
+  InternalServerError,
+  ServiceUnavailableError,
   ConnectionError,
   WebhookVerificationError,
+  ERROR_CLASS_BY_CODE,
   errorFromResponse,
+  parseRetryAfter,
+  parseRateLimit,
+  type ProblemCode,
+  type ErrorCode,
+  type RateLimitInfo,
   type SiteHealthErrorInit,
+  type WebhookVerificationReason,
 } from './errors.js';
 export {
   verifyWebhook,
@@ -22,10 +37,34 @@ export {
   signWebhook,
   signingKey,
   type VerifyWebhookOptions,
-  type WebhookEventPayload,
+  type SiteHealthEvent,
+  type SiteHealthEventOf,
+  type WebhookEventDataMap,
   type HeadersInput,
+  type RawBody,
 } from './webhooks.js';
-export { recordDeploy, changesFromPaths, categorize, MAX_CHANGES, MAX_MESSAGE_LENGTH, type RecordDeployInput } from './deploy.js';
+export {
+  recordDeploy,
+  waitForSiteCheck,
+  checkSearchScope,
+  findingsAtOrAbove,
+  sortBySeverity,
+  isSeverity,
+  changesFromPaths,
+  categorize,
+  DeployConfigError,
+  SEVERITIES,
+  MAX_CHANGES,
+  MAX_MESSAGE_LENGTH,
+  DEFAULT_WAIT_TIMEOUT_MS,
+  DEFAULT_POLL_INTERVAL_MS,
+  type RecordDeployOptions,
+  type RecordDeployResult,
+  type DeployOutcome,
+  type DeployProgress,
+  type WaitOptions,
+  type WaitResult,
+} from './deploy.js';
 export {
   detectSignals,
   SignalScanner,

@@ -17,22 +17,27 @@ export function authMiddleware(apiKey: string, userAgent: string): Middleware {
 }
 
 /**
- * Requests that may be sent again without changing the outcome. GET, PUT and DELETE are
- * idempotent by HTTP; of the POSTs only `POST /v1/deploys` is (the same workspace, environment
- * and commitSha update the deploy they recorded). Creating a workspace or a webhook, testing or
- * redelivering a webhook are never retried: a lost response could otherwise create twice.
+ * Requests that may be sent again without changing anything: the safe methods (GET, HEAD,
+ * OPTIONS), and `POST /v1/deploys`, which is idempotent by the API's rule (the same workspace,
+ * environment and commitSha update the deploy they recorded). Nothing else is retried: creating
+ * a workspace or a webhook, testing or redelivering a webhook, an update (a rotated secret) or a
+ * delete could otherwise happen twice, or answer a confusing 404 or 409 for a success.
  */
 const IDEMPOTENT_POSTS = new Set(['/v1/deploys']);
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function isRetryable(method: string, pathname: string): boolean {
   const m = method.toUpperCase();
-  if (m === 'GET' || m === 'HEAD' || m === 'PUT' || m === 'DELETE' || m === 'OPTIONS') return true;
+  if (SAFE_METHODS.has(m)) return true;
   return m === 'POST' && IDEMPOTENT_POSTS.has(pathname.replace(/\/+$/, ''));
 }
 
-/** 429 and 5xx answers worth another try; 501 and 505 will not change. */
+/**
+ * Answers worth another try: 429 (rate limited), 502, 503 and 504 (a gateway or the service
+ * busy for a moment). A 500 is a bug on the server's side and 4xx answers will not change.
+ */
 export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || (status >= 500 && status !== 501 && status !== 505);
+  return status === 429 || status === 502 || status === 503 || status === 504;
 }
 
 export interface RetryOptions {
@@ -45,19 +50,23 @@ export interface RetryOptions {
 
 const INITIAL_DELAY_MS = 500;
 const MAX_DELAY_MS = 8_000;
-const MAX_RETRY_AFTER_MS = 60_000;
+/** A `Retry-After` longer than this is not waited for: the error is thrown with `retryAfter` set. */
+export const MAX_RETRY_AFTER_SECONDS = 60;
 
-/** Exponential backoff with jitter (0.5 s, 1 s, 2 s, ... up to 8 s, each times 0.5 to 1). */
-export function backoffMs(retry: number): number {
+/** Exponential backoff with jitter: 0.5 s, 1 s, 2 s, ... up to 8 s, each times a random 0.5 to 1. */
+export function backoffMs(retry: number, random: () => number = Math.random): number {
   const base = Math.min(MAX_DELAY_MS, INITIAL_DELAY_MS * 2 ** retry);
-  return Math.round(base * (0.5 + Math.random() / 2));
+  return Math.round(base * (0.5 + random() / 2));
 }
 
 /**
  * A fetch for openapi-fetch that bounds each attempt by `timeoutMs` and retries retryable
- * requests on network errors, timeouts, 408, 429 and 5xx (honouring `Retry-After` up to 60 s),
- * at most `maxRetries` times. A network failure that is not retried becomes a `ConnectionError`;
- * an error response is returned as is (the caller turns it into a typed error).
+ * requests (see `isRetryable`) on network errors, timeouts, 429, 502, 503 and 504, at most
+ * `maxRetries` times, with `backoffMs` between attempts. A `Retry-After` answer is honoured:
+ * the next attempt waits exactly that long, and one asking for more than 60 s ends the retries
+ * (the caller gets the error, with `retryAfter`). A network failure that is not retried becomes
+ * a `ConnectionError`; an error response is returned as is (the caller turns it into a typed
+ * error).
  */
 export function retryingFetch(opts: RetryOptions): (input: Request) => Promise<Response> {
   return async (request: Request) => {
@@ -87,8 +96,9 @@ export function retryingFetch(opts: RetryOptions): (input: Request) => Promise<R
       }
       if (last || !isRetryableStatus(response.status)) return response;
       const hint = parseRetryAfter(response.headers.get('retry-after'));
+      if (hint !== null && hint > MAX_RETRY_AFTER_SECONDS) return response;
       await response.body?.cancel().catch(() => undefined);
-      await sleep(hint === null ? backoffMs(retry) : Math.min(hint * 1000, MAX_RETRY_AFTER_MS));
+      await sleep(hint === null ? backoffMs(retry) : Math.ceil(hint * 1000));
     }
   };
 }

@@ -33,8 +33,18 @@ export type DeployCreate = Omit<Schemas['DeployCreate'], 'changes'> & { changes?
 
 export type SiteCheck = Schemas['SiteCheck'];
 export type SiteCheckLatest = Schemas['SiteCheckLatest'];
+export type SiteCheckIssue = Schemas['SiteCheckIssue'];
 export type SiteCrawl = Schemas['SiteCrawl'];
+export type RunState = Schemas['RunState'];
+export type Severity = Schemas['Severity'];
 export type Finding = Schemas['Finding'];
+export type CheckFindingKind = Schemas['CheckFindingKind'];
+export type DeployFinding = Schemas['DeployFinding'];
+export type CrawlFinding = Schemas['CrawlFinding'];
+export type DeployCrawlFinding = Schemas['DeployCrawlFinding'];
+export type Cause = Schemas['Cause'];
+export type PageRecord = Schemas['PageRecord'];
+export type Impact = Schemas['Impact'];
 export type Problem = Schemas['Problem'];
 export type FieldError = Schemas['FieldError'];
 
@@ -60,3 +70,12 @@ export type DeliveryAttempt = Schemas['DeliveryAttempt'];
 export type DeliveryAttemptDetail = Schemas['DeliveryAttemptDetail'];
 export type DeliveryAttemptList = Schemas['DeliveryAttemptList'];
 export type DeliveryListQuery = Query<'Webhooks_listDeliveries'>;
+
+/** A delivery's body with `data` untyped; `verifyWebhook` returns the typed `SiteHealthEvent`. */
+export type EventEnvelope = Schemas['EventEnvelope'];
+export type DeployRecordedData = Schemas['DeployRecordedData'];
+export type SiteCheckCompletedData = Schemas['SiteCheckCompletedData'];
+export type SiteCheckRegressionData = Schemas['SiteCheckRegressionData'];
+export type SiteCrawlCompletedData = Schemas['SiteCrawlCompletedData'];
+export type SiteCrawlRegressionData = Schemas['SiteCrawlRegressionData'];
+export type WebhookTestData = Schemas['WebhookTestData'];

@@ -1,108 +1,160 @@
-// Webhook signatures (Standard Webhooks, https://www.standardwebhooks.com/). Every delivery
-// carries:
-//   webhook-id              the delivery key (the same on retries of one delivery)
+// Webhook signatures (Standard Webhooks, https://www.standardwebhooks.com/, and CONTRACT section
+// 4). Every delivery carries:
+//   webhook-id              the delivery key (the same on retries and redeliveries of one message)
 //   webhook-timestamp       Unix seconds when the attempt was signed
 //   webhook-signature       "v1," + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`
-//                           (several space-separated signatures may appear, e.g. during a rotation)
 //   webhook-body-signature  "v1," + base64 HMAC-SHA256 of the body alone
-// The HMAC key is the decoded bytes of a `whsec_<base64>` secret, else the secret's UTF-8 bytes.
+// For 24 hours after a secret is rotated both secrets sign, so each signature header may carry
+// two space-separated entries. The HMAC key is the decoded bytes of a `whsec_<base64>` secret,
+// else the secret's UTF-8 bytes.
 // This module needs no client: `import { verifyWebhook } from '@sitehealth/sdk/webhooks'`.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { WebhookVerificationError } from './errors.js';
-import type { DeliveryEvent } from './types.js';
+import type { components } from './generated/types.js';
 
-export { WebhookVerificationError } from './errors.js';
+export { WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 
-/** The JSON body of every delivery. */
-export interface WebhookEventPayload<Data = Record<string, unknown>> {
-  /** The event id (the same for every attempt and redelivery of one event). */
-  id: string;
-  type: DeliveryEvent;
-  createdAt: string;
-  workspaceId: string;
-  data: Data;
+type Schemas = components['schemas'];
+
+/** The `data` of each event type, from the API's `...Data` models. */
+export interface WebhookEventDataMap {
+  'deploy.recorded': Schemas['DeployRecordedData'];
+  'site_check.completed': Schemas['SiteCheckCompletedData'];
+  'site_check.regression': Schemas['SiteCheckRegressionData'];
+  'site_crawl.completed': Schemas['SiteCrawlCompletedData'];
+  'site_crawl.regression': Schemas['SiteCrawlRegressionData'];
+  'webhook.test': Schemas['WebhookTestData'];
 }
+
+// The compiler fails here when the API gains or loses an event type the map does not follow.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const EVERY_EVENT_TYPED: Same<keyof WebhookEventDataMap, Schemas['DeliveryEvent']> = true;
+void EVERY_EVENT_TYPED;
+
+/** One event of type `T`: the API's `EventEnvelope` with `data` typed for `T`. */
+export type SiteHealthEventOf<T extends keyof WebhookEventDataMap> = Omit<Schemas['EventEnvelope'], 'type' | 'data'> & {
+  type: T;
+  data: WebhookEventDataMap[T];
+};
+
+/**
+ * The body of every delivery, a union on `type`: after `if (event.type === 'site_check.regression')`
+ * `event.data` is a `SiteCheckRegressionData`.
+ */
+export type SiteHealthEvent = { [T in keyof WebhookEventDataMap]: SiteHealthEventOf<T> }[keyof WebhookEventDataMap];
 
 /** A Fetch `Headers`, or a plain object such as Node's `req.headers` (names in any case). */
 export type HeadersInput = Headers | Record<string, string | string[] | undefined | null>;
 
+/** The raw request body: a string or bytes (Node `Buffer`, `Uint8Array`, `ArrayBuffer`). */
+export type RawBody = string | Uint8Array | ArrayBuffer;
+
 export interface VerifyWebhookOptions {
-  /** The raw request body, exactly as received: verify before parsing, never a re-serialized object. */
-  payload: string | Uint8Array;
-  headers: HeadersInput;
   /** The webhook's signing secret (`whsec_...` or the secret you chose). */
   secret: string;
+  headers: HeadersInput;
+  /** The raw request body, exactly as received: verify before parsing, never a re-serialized object. */
+  body: RawBody;
   /** Largest accepted distance between `webhook-timestamp` and now, in seconds; default 300. */
   toleranceSeconds?: number;
+  /**
+   * Reject a request without `webhook-body-signature` (sitehealth always sends one; other
+   * Standard Webhooks senders do not). Default false: the header is checked when present.
+   */
+  requireBodySignature?: boolean;
+  /** Now, in Unix seconds (tests); default the clock. */
+  now?: number;
 }
 
-const WHSEC = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
+const WHSEC_PREFIX = 'whsec_';
 
-/** The HMAC key of a secret: the decoded bytes of `whsec_<base64>`, else the UTF-8 bytes. */
+/**
+ * The HMAC key of a secret, as the server derives it: for `whsec_<base64>` the decoded bytes
+ * (standard or URL-safe alphabet), otherwise (also when nothing decodes) the UTF-8 bytes.
+ */
 export function signingKey(secret: string): Buffer {
-  if (typeof secret !== 'string' || secret === '') throw new WebhookVerificationError('the signing secret is empty');
-  const m = WHSEC.exec(secret);
-  return m ? Buffer.from(m[1], 'base64') : Buffer.from(secret, 'utf8');
+  if (typeof secret !== 'string' || secret === '') throw new WebhookVerificationError('invalid_secret', 'the signing secret is empty');
+  if (secret.startsWith(WHSEC_PREFIX)) {
+    const decoded = Buffer.from(secret.slice(WHSEC_PREFIX.length), 'base64');
+    if (decoded.length > 0) return decoded;
+  }
+  return Buffer.from(secret, 'utf8');
 }
 
 /**
- * Checks a delivery's `webhook-signature` and `webhook-timestamp` and returns the parsed event.
- * Throws `WebhookVerificationError` when a header is missing, no signature matches (compared
- * in constant time), the timestamp is more than `toleranceSeconds` away from now (a replay),
- * or the body is not an event.
+ * Verifies a delivery and returns its event, typed by `type`. Checks, in this order: the
+ * headers are there; `webhook-timestamp` is within `toleranceSeconds` of now (a replay
+ * otherwise); one of the entries of `webhook-signature` is the HMAC of
+ * `<webhook-id>.<webhook-timestamp>.<body>` (several are accepted, as during a secret
+ * rotation); when `webhook-body-signature` is present (or `requireBodySignature`), one of its
+ * entries is the HMAC of the body alone; the body is an event. Signatures are compared in
+ * constant time. Throws `WebhookVerificationError` (with a `reason`) otherwise.
  *
  * ```ts
  * app.post('/hooks/sitehealth', express.raw({ type: 'application/json' }), (req, res) => {
- *   const event = verifyWebhook({ payload: req.body, headers: req.headers, secret: process.env.SITEHEALTH_WEBHOOK_SECRET! });
+ *   const event = verifyWebhook({ secret: process.env.SITEHEALTH_WEBHOOK_SECRET!, headers: req.headers, body: req.body });
+ *   if (event.type === 'site_check.regression') console.log(event.data.findings.length);
  *   res.sendStatus(204);
  * });
  * ```
  */
-export function verifyWebhook<Data = Record<string, unknown>>(opts: VerifyWebhookOptions): WebhookEventPayload<Data> {
+export function verifyWebhook(opts: VerifyWebhookOptions): SiteHealthEvent {
+  const key = signingKey(opts.secret);
   const id = requireHeader(opts.headers, 'webhook-id');
   const timestamp = requireHeader(opts.headers, 'webhook-timestamp');
   const signatures = requireHeader(opts.headers, 'webhook-signature');
-  if (!/^\d{1,12}$/.test(timestamp)) throw new WebhookVerificationError('webhook-timestamp is not Unix seconds');
+  if (!/^\d{1,12}$/.test(timestamp)) throw new WebhookVerificationError('invalid_timestamp', 'webhook-timestamp is not Unix seconds');
   const tolerance = opts.toleranceSeconds ?? 300;
-  const skew = Math.floor(Date.now() / 1000) - Number(timestamp);
-  if (skew > tolerance) throw new WebhookVerificationError('webhook-timestamp is too old');
-  if (skew < -tolerance) throw new WebhookVerificationError('webhook-timestamp is too far in the future');
-  const body = bytes(opts.payload);
-  const expected = hmac(signingKey(opts.secret), Buffer.from(`${id}.${timestamp}.`, 'utf8'), body);
-  if (!matchesAny(signatures, expected)) throw new WebhookVerificationError('no signature in webhook-signature matches');
-  return parseEvent<Data>(body);
+  const skew = (opts.now ?? Math.floor(Date.now() / 1000)) - Number(timestamp);
+  if (skew > tolerance) throw new WebhookVerificationError('timestamp_too_old', `webhook-timestamp is ${skew} s old (more than ${tolerance} s)`);
+  if (skew < -tolerance) throw new WebhookVerificationError('timestamp_too_new', `webhook-timestamp is ${-skew} s in the future (more than ${tolerance} s)`);
+  const body = bytes(opts.body);
+  if (!matchesAny(signatures, hmac(key, Buffer.from(`${id}.${timestamp}.`, 'utf8'), body))) {
+    throw new WebhookVerificationError('invalid_signature', 'no signature in webhook-signature matches');
+  }
+  const bodySignatures = headerValue(opts.headers, 'webhook-body-signature')?.trim();
+  if (bodySignatures || opts.requireBodySignature) {
+    if (!bodySignatures) throw new WebhookVerificationError('missing_header', 'missing webhook-body-signature header');
+    if (!matchesAny(bodySignatures, hmac(key, body))) {
+      throw new WebhookVerificationError('invalid_body_signature', 'no signature in webhook-body-signature matches');
+    }
+  }
+  return parseEvent(body);
 }
 
 /**
- * Checks `webhook-body-signature` (an HMAC of the body alone) and returns the parsed event.
- * It carries no timestamp, so it does not protect against replays: prefer `verifyWebhook`,
- * and use this where only the body survives (e.g. a stored payload, a relay that drops headers
- * but `webhook-body-signature`).
+ * Checks `webhook-body-signature` (an HMAC of the body alone) and returns the event. It carries
+ * no timestamp, so it does not protect against replays: prefer `verifyWebhook`, and use this
+ * where only the body survives (a stored payload, `DeliveryAttemptDetail.payload`).
  */
-export function verifyBodySignature<Data = Record<string, unknown>>(opts: Omit<VerifyWebhookOptions, 'toleranceSeconds'>): WebhookEventPayload<Data> {
+export function verifyBodySignature(opts: Omit<VerifyWebhookOptions, 'toleranceSeconds' | 'requireBodySignature' | 'now'>): SiteHealthEvent {
+  const key = signingKey(opts.secret);
   const signatures = requireHeader(opts.headers, 'webhook-body-signature');
-  const body = bytes(opts.payload);
-  const expected = hmac(signingKey(opts.secret), body);
-  if (!matchesAny(signatures, expected)) throw new WebhookVerificationError('no signature in webhook-body-signature matches');
-  return parseEvent<Data>(body);
+  const body = bytes(opts.body);
+  if (!matchesAny(signatures, hmac(key, body))) {
+    throw new WebhookVerificationError('invalid_body_signature', 'no signature in webhook-body-signature matches');
+  }
+  return parseEvent(body);
 }
 
 /**
- * The signing headers the service sends with `payload`, for testing your receiver. `timestamp`
- * defaults to now (Unix seconds).
+ * The signing headers the service sends with `body`, for testing your receiver. `secret` may be
+ * a list (the current one first): each header then carries one signature per secret, as after a
+ * rotation. `timestamp` defaults to now (Unix seconds).
  */
-export function signWebhook(opts: { id: string; payload: string | Uint8Array; secret: string; timestamp?: number }): Record<
+export function signWebhook(opts: { id: string; body: RawBody; secret: string | readonly string[]; timestamp?: number }): Record<
   'webhook-id' | 'webhook-timestamp' | 'webhook-signature' | 'webhook-body-signature',
   string
 > {
   const timestamp = String(opts.timestamp ?? Math.floor(Date.now() / 1000));
-  const key = signingKey(opts.secret);
-  const body = bytes(opts.payload);
+  const keys = (typeof opts.secret === 'string' ? [opts.secret] : opts.secret).map(signingKey);
+  const body = bytes(opts.body);
+  const prefix = Buffer.from(`${opts.id}.${timestamp}.`, 'utf8');
   return {
     'webhook-id': opts.id,
     'webhook-timestamp': timestamp,
-    'webhook-signature': `v1,${hmac(key, Buffer.from(`${opts.id}.${timestamp}.`, 'utf8'), body).toString('base64')}`,
-    'webhook-body-signature': `v1,${hmac(key, body).toString('base64')}`,
+    'webhook-signature': keys.map((k) => `v1,${hmac(k, prefix, body).toString('base64')}`).join(' '),
+    'webhook-body-signature': keys.map((k) => `v1,${hmac(k, body).toString('base64')}`).join(' '),
   };
 }
 
@@ -127,7 +179,7 @@ function matchesAny(header: string, expected: Buffer): boolean {
 
 function requireHeader(headers: HeadersInput, name: string): string {
   const value = headerValue(headers, name)?.trim();
-  if (!value) throw new WebhookVerificationError(`missing ${name} header`);
+  if (!value) throw new WebhookVerificationError('missing_header', `missing ${name} header`);
   return value;
 }
 
@@ -142,22 +194,29 @@ function headerValue(headers: HeadersInput, name: string): string | undefined {
   return undefined;
 }
 
-function bytes(payload: string | Uint8Array): Buffer {
-  if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
-  if (payload instanceof Uint8Array) return Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength);
-  throw new WebhookVerificationError('payload must be the raw body (a string or bytes), not a parsed object');
+function bytes(body: RawBody): Buffer {
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (body instanceof ArrayBuffer) return Buffer.from(body);
+  throw new WebhookVerificationError('invalid_body', 'body must be the raw request body (a string or bytes), not a parsed object');
 }
 
-function parseEvent<Data>(body: Buffer): WebhookEventPayload<Data> {
+const isString = (v: unknown): v is string => typeof v === 'string';
+
+function parseEvent(body: Buffer): SiteHealthEvent {
   let event: unknown;
   try {
     event = JSON.parse(body.toString('utf8'));
   } catch {
-    throw new WebhookVerificationError('the body is not JSON');
+    throw new WebhookVerificationError('invalid_body', 'the body is not JSON');
   }
-  const e = event as Partial<WebhookEventPayload<Data>> | null;
-  if (!e || typeof e !== 'object' || typeof e.id !== 'string' || typeof e.type !== 'string') {
-    throw new WebhookVerificationError('the body is not a webhook event');
+  const e = event as Record<string, unknown> | null;
+  if (
+    !e || typeof e !== 'object' || Array.isArray(e) || !isString(e.id) || !isString(e.type) || !isString(e.createdAt) ||
+    !isString(e.workspaceId) || !e.data || typeof e.data !== 'object'
+  ) {
+    throw new WebhookVerificationError('invalid_body', 'the body is not a webhook event');
   }
-  return e as WebhookEventPayload<Data>;
+  return e as unknown as SiteHealthEvent;
 }
+

@@ -1,6 +1,6 @@
 // The `POST /v1/deploys` body, rebuilt field by field so that nothing but paths, categories,
 // signal kinds/changes/lines and the commit metadata can reach the server.
-import { MAX_CHANGES, MAX_MESSAGE_LENGTH } from '../deploy.js';
+import { MAX_CHANGES, MAX_MESSAGE_LENGTH } from '../limits.js';
 import type { ChangeCategory, ChangeInput, DeployCreate, Signal, SignalKind } from '../types.js';
 import { MAX_SIGNALS_PER_FILE } from './signals.js';
 

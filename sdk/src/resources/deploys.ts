@@ -6,7 +6,7 @@ import { Resource, unwrap } from './resource.js';
 export class Deploys extends Resource {
   /**
    * `Deploys_create`: record a deploy. The same workspace, environment and commitSha update that
-   * deploy (still 201), so this call is retried on network errors and 5xx like a GET.
+   * deploy (still 201), so this call is retried like a GET (network errors, 429, 502, 503, 504).
    */
   create(body: DeployCreate): Promise<Deploy> {
     // `changes[].signals` defaults to [] on the server; the generated type marks it required.

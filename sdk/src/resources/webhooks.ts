@@ -33,12 +33,12 @@ export class Webhooks extends Resource {
     return unwrap(this.client.GET('/v1/webhooks/{id}', { params: { path: { id } } }));
   }
 
-  /** `Webhooks_update`: admin or owner. A new `secret` is returned once in the answer. */
+  /** `Webhooks_update`: admin or owner. A new `secret` is returned once in the answer. Not retried. */
   update(id: string, body: WebhookUpdate): Promise<Webhook | WebhookWithSecret> {
     return unwrap(this.client.PUT('/v1/webhooks/{id}', { params: { path: { id } }, body: body as Schemas['WebhookUpdate'] }));
   }
 
-  /** `Webhooks_delete`: admin or owner. */
+  /** `Webhooks_delete`: admin or owner. Not retried. */
   async delete(id: string): Promise<void> {
     await unwrap(this.client.DELETE('/v1/webhooks/{id}', { params: { path: { id } } }));
   }
@@ -48,9 +48,32 @@ export class Webhooks extends Resource {
     return unwrap(this.client.POST('/v1/webhooks/{id}/test', { params: { path: { id } } }));
   }
 
-  /** `Webhooks_listDeliveries`: the webhook's delivery attempts, newest first. */
+  /**
+   * `Webhooks_listDeliveries`: one page of the webhook's delivery attempts, newest first,
+   * optionally only `status` `success`/`failed` or one `event` type; `meta.next_cursor` is null on
+   * the last page.
+   */
   listDeliveries(id: string, query: DeliveryListQuery = {}): Promise<DeliveryAttemptList> {
     return unwrap(this.client.GET('/v1/webhooks/{id}/deliveries', { params: { path: { id }, query } }));
+  }
+
+  /**
+   * Every delivery attempt matching `query`, newest first, following `meta.next_cursor` page
+   * after page (`query.limit` is the page size).
+   *
+   * ```ts
+   * for await (const a of client.webhooks.iterateDeliveries(hookId, { status: 'failed' })) console.log(a.event, a.responseStatus);
+   * ```
+   */
+  async *iterateDeliveries(id: string, query: DeliveryListQuery = {}): AsyncGenerator<DeliveryAttempt, void, undefined> {
+    let params: DeliveryListQuery = { ...query };
+    for (;;) {
+      const page = await this.listDeliveries(id, params);
+      yield* page.data;
+      const cursor = page.meta?.next_cursor;
+      if (!cursor || page.data.length === 0) return;
+      params = { ...params, cursor };
+    }
   }
 
   /** `Webhooks_getDelivery`: one attempt, with the `payload` exactly as sent. */

@@ -25,13 +25,13 @@ export class Workspaces extends Resource {
     return res.data;
   }
 
-  /** `Workspaces_update`: admin or owner; `null` clears `logo`, `country` and `description`. */
+  /** `Workspaces_update`: admin or owner; `null` clears `logo`, `country` and `description`. Not retried. */
   async update(id: string, body: WorkspaceUpdate): Promise<Workspace> {
     const res = await unwrap(this.client.PUT('/v1/workspaces/{id}', { params: { path: { id } }, body }));
     return res.data;
   }
 
-  /** `Workspaces_delete`: owner only; removes the workspace's data (security activity stays). */
+  /** `Workspaces_delete`: owner only; removes the workspace's data (security activity stays). Not retried. */
   async delete(id: string): Promise<void> {
     await unwrap(this.client.DELETE('/v1/workspaces/{id}', { params: { path: { id } } }));
   }

@@ -1,0 +1,345 @@
+// The SDK as a consumer gets it: `npm pack` in sdk/, the tarball installed into a fresh project
+// (from the npm cache, else the registry; without either, the tarball unpacked beside links to
+// the repository's copies of its dependencies), a consumer file that calls every resource method
+// typechecked against the package's declarations and then run against a live server, and the
+// installed `sitehealth` bins.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it, type TestContext } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { createApiKey, createUser } from '../core/access/index.ts';
+import { createDb, type Db } from '../core/db/index.ts';
+import { createWorkspace } from '../core/workspaces/index.ts';
+import { dropCreatedDatabases, freshDatabaseUrl } from './support/databases.ts';
+import { startReceiver, type Receiver } from './support/https-receiver.ts';
+import { killAll, startServerProcess, type ServerProc } from './support/processes.ts';
+import { root } from './support/sdk-build.ts';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function sh(cmd: string, args: readonly string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(cmd, [...args], { cwd: opts.cwd, env: opts.env ?? process.env, maxBuffer: 64 << 20, timeout: opts.timeoutMs ?? 300_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+    child.stdin?.end(opts.input ?? '');
+  });
+}
+
+const npm = (args: string[], cwd: string, timeoutMs?: number) => sh(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd, timeoutMs });
+const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+const sdkDir = path.join(root, 'sdk');
+
+let work: string;
+let tarball: string;
+let packed: { files: Array<{ path: string }> };
+let consumer: string;
+let installedBy: 'npm' | 'links';
+
+after(async () => {
+  await killAll();
+  await dropCreatedDatabases();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+before(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'sitehealth-sdk-pack-'));
+  // `prepack` builds: sync-types, then tsc into sdk/dist. Its output precedes the JSON on stdout.
+  const pack = await npm(['pack', '--json', '--pack-destination', work], sdkDir);
+  assert.equal(pack.code, 0, pack.stderr);
+  const json = pack.stdout.slice(pack.stdout.search(/^\[/m));
+  [packed] = JSON.parse(json);
+  tarball = path.join(work, (packed as unknown as { filename: string }).filename);
+  assert.ok(fs.existsSync(tarball));
+
+  consumer = path.join(work, 'consumer');
+  fs.mkdirSync(consumer);
+  fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
+  const install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', tarball], consumer, 180_000);
+  if (install.code === 0) {
+    installedBy = 'npm';
+  } else {
+    // Neither the cache nor the registry could be reached: the tarball, unpacked, and links to the
+    // repository's copies of exactly the dependencies it declares (their own resolve from there).
+    installedBy = 'links';
+    const target = path.join(consumer, 'node_modules/@sitehealth/sdk');
+    fs.mkdirSync(target, { recursive: true });
+    const untar = await sh('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], { cwd: consumer });
+    assert.equal(untar.code, 0, untar.stderr);
+    const deps = Object.keys(JSON.parse(fs.readFileSync(path.join(target, 'package.json'), 'utf8')).dependencies);
+    for (const d of deps) fs.symlinkSync(path.join(root, 'node_modules', d), path.join(consumer, 'node_modules', d), 'dir');
+    const why = install.stderr.split('\n').filter((l) => /error/i.test(l) && !/complete log/.test(l)).slice(0, 2).join('; ');
+    process.stderr.write(`# npm install failed (${why}); installed by unpacking and linking\n`);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+
+const CONSUMER_TS = `
+import os from 'node:os';
+import {
+  createClient,
+  SiteHealth,
+  SiteHealthError,
+  NotFoundError,
+  ValidationError,
+  recordDeploy,
+  findingsAtOrAbove,
+  VERSION,
+  type Deploy,
+  type DeployDetail,
+  type DeliveryAttempt,
+  type Severity,
+  type SiteHealthEvent,
+  type WebhookWithSecret,
+  type paths,
+} from '@sitehealth/sdk';
+import { verifyWebhook, signWebhook, WebhookVerificationError } from '@sitehealth/sdk/webhooks';
+import { changesFromDiffText, buildDeployBody } from '@sitehealth/sdk/ci';
+
+const env = process.env;
+const client: SiteHealth = createClient({ baseUrl: env.SITEHEALTH_URL!, apiKey: env.SITEHEALTH_API_KEY!, timeoutMs: 10_000, maxRetries: 1, userAgent: 'consumer/1.0' });
+const workspaceId = env.WORKSPACE_ID!;
+const report: Record<string, unknown> = { version: VERSION };
+const called: string[] = [];
+const call = async <T>(name: string, p: Promise<T>): Promise<T> => { const v = await p; called.push(name); return v; };
+
+// Workspaces
+const all = await call('workspaces.list', client.workspaces.list());
+report.workspaces = all.data.map((w) => w.id);
+const ws = await call('workspaces.create', client.workspaces.create({ name: 'Consumer ' + Date.now(), website: 'https://consumer.example' }));
+const got = await call('workspaces.get', client.workspaces.get(ws.id));
+const updated = await call('workspaces.update', client.workspaces.update(ws.id, { description: 'from the tarball' }));
+report.workspace = { created: ws.name === got.name, description: updated.description };
+await call('workspaces.delete', client.workspaces.delete(ws.id));
+
+// Deploys and site checks
+const sha = env.COMMIT_SHA!;
+const deploy: Deploy = await call('deploys.create', client.deploys.create({
+  workspaceId, commitSha: sha, environment: 'staging', ref: 'main',
+  changes: [{ path: 'src/pages/blog.astro', category: 'page', signals: [{ kind: 'canonical', change: 'removed', line: 3 }] }],
+}));
+const deploys = await call('deploys.list', client.deploys.list({ workspace_id: workspaceId, limit: 5 }));
+const detail: DeployDetail = await call('deploys.get', client.deploys.get(deploy.id));
+const latest = await call('siteChecks.latest', client.siteChecks.latest(workspaceId));
+report.deploy = { id: deploy.id, listed: deploys.data.some((d) => d.id === deploy.id), findings: detail.findings.length, latest: latest.latest };
+
+// Logs and activity, page by page
+const logs = await call('logs.list', client.logs.list({ workspace_id: workspaceId, limit: 100 }));
+let logRows = 0;
+for await (const row of client.logs.iterate({ workspace_id: workspaceId, limit: 2 })) { logRows += row.status_code > 0 ? 1 : 0; if (logRows >= 5) break; }
+called.push('logs.iterate');
+const activity = await call('activity.list', client.activity.list({ limit: 50 }));
+let activityRows = 0;
+for await (const _row of client.activity.iterate({ limit: 1 })) { activityRows++; if (activityRows >= 3) break; }
+called.push('activity.iterate');
+report.logs = { page: logs.data.length, iterated: logRows };
+report.activity = { page: activity.data.length, iterated: activityRows };
+
+// Webhooks: every operation
+const hook: WebhookWithSecret = await call('webhooks.create', client.webhooks.create({ workspaceId, url: env.HOOK_URL!, events: ['deploy.recorded', 'site_check.regression'], name: 'consumer', headers: { 'X-Consumer': 'yes' } }));
+const hooks = await call('webhooks.list', client.webhooks.list({ workspace_id: workspaceId }));
+const one = await call('webhooks.get', client.webhooks.get(hook.id));
+const renamed = await call('webhooks.update', client.webhooks.update(hook.id, { name: 'consumer 2' }));
+const attempt: DeliveryAttempt = await call('webhooks.test', client.webhooks.test(hook.id));
+const page = await call('webhooks.listDeliveries', client.webhooks.listDeliveries(hook.id, { limit: 10 }));
+let deliveries = 0;
+for await (const _a of client.webhooks.iterateDeliveries(hook.id, { limit: 1 })) deliveries++;
+called.push('webhooks.iterateDeliveries');
+const full = await call('webhooks.getDelivery', client.webhooks.getDelivery(hook.id, attempt.id));
+const again = await call('webhooks.redeliver', client.webhooks.redeliver(hook.id, attempt.id));
+const event: SiteHealthEvent = verifyWebhook({ secret: hook.secret, headers: signWebhook({ id: 'msg_consumer', body: full.payload, secret: hook.secret }), body: full.payload });
+let testWebhookId: string | null = null;
+if (event.type === 'webhook.test') testWebhookId = event.data.webhookId; // data typed by type
+await call('webhooks.delete', client.webhooks.delete(hook.id));
+report.webhook = {
+  id: hook.id, secret: hook.secret, listed: hooks.data.some((h) => h.id === hook.id), same: one.id === hook.id, name: renamed.name,
+  test: attempt.status, deliveries: page.data.length, iterated: deliveries, redelivered: again.status, testWebhookId,
+};
+
+// Errors are typed
+try {
+  await client.deploys.get('01900000-0000-7000-8000-0000000000ff');
+} catch (err) {
+  if (err instanceof NotFoundError) report.notFound = { status: err.status, code: err.code, requestId: err.requestId !== null };
+}
+try {
+  await client.deploys.create({ workspaceId, commitSha: 'not a sha' });
+} catch (err) {
+  if (err instanceof ValidationError) report.invalid = { status: err.status, code: err.code, fields: err.errors.map((e) => e.path) };
+  else if (err instanceof SiteHealthError) report.invalid = err.code;
+}
+try {
+  verifyWebhook({ secret: hook.secret, headers: {}, body: '{}' });
+} catch (err) {
+  if (err instanceof WebhookVerificationError) report.verification = err.reason;
+}
+
+// The raw openapi-fetch client, for any path
+const raw = await client.raw.GET('/v1/deploys/{id}', { params: { path: { id: deploy.id } } });
+report.raw = raw.data?.id === deploy.id;
+
+// CI helpers, offline
+const analysed = changesFromDiffText('diff --git a/public/robots.txt b/public/robots.txt\\n--- a/public/robots.txt\\n+++ b/public/robots.txt\\n@@ -1,0 +2 @@\\n+Disallow: /\\n');
+report.diff = buildDeployBody({ commitSha: 'abcdef1', changes: analysed.changes }).changes;
+const dry = await recordDeploy({ dryRun: true, env: {}, cwd: os.tmpdir(), commit: 'abcdef1', changedPaths: ['index.html'] });
+report.dryRun = { outcome: dry.outcome, body: dry.body };
+const gate: Severity = 'high';
+report.gate = findingsAtOrAbove(detail.findings, gate).length;
+
+// The types are real, not \`any\`: each line below must fail to compile.
+// @ts-expect-error commitSha is required
+void (() => client.deploys.create({ workspaceId }));
+// @ts-expect-error not a severity
+const bad: Severity = 'urgent';
+// @ts-expect-error no such path
+void (() => client.raw.GET('/v1/nowhere'));
+// @ts-expect-error webhook.test data has no deploy
+void (() => (event.type === 'webhook.test' ? event.data.deploy : null));
+type DeployPath = keyof paths;
+const p: DeployPath = '/v1/deploys';
+void bad; void p;
+
+report.called = called;
+console.log(JSON.stringify(report));
+`;
+
+describe('the packed SDK', () => {
+  it('is a tarball of dist, bin and README whose runtime dependencies are openapi-fetch, env-ci and commander', () => {
+    const files = packed.files.map((f) => f.path).sort();
+    for (const f of ['package.json', 'README.md', 'bin/sitehealth.mjs', 'bin/sitehealth-deploy.mjs', 'dist/index.js', 'dist/index.d.ts', 'dist/webhooks.d.ts', 'dist/ci/index.d.ts', 'dist/cli/index.js', 'dist/generated/types.d.ts']) {
+      assert.ok(files.includes(f), `${f} is packed`);
+    }
+    assert.deepEqual(files.filter((f) => !/^(dist\/|bin\/|README\.md$|package\.json$)/.test(f)), [], 'nothing else');
+    assert.ok(!files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), 'no sources');
+
+    const installed = path.join(consumer, 'node_modules/@sitehealth/sdk');
+    const pkg = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'));
+    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['commander', 'env-ci', 'openapi-fetch']);
+    assert.deepEqual(pkg.bin, { sitehealth: './bin/sitehealth.mjs', 'sitehealth-deploy': './bin/sitehealth-deploy.mjs' });
+    // Every module the compiled code imports is declared (or Node's own); only the CLI needs commander.
+    const js = fs.readdirSync(path.join(installed, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
+    const imported = new Map<string, string[]>();
+    for (const f of js) {
+      const text = fs.readFileSync(path.join(installed, 'dist', f), 'utf8');
+      for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+        const spec = m[1] ?? m[2];
+        if (spec.startsWith('.') || spec.startsWith('node:')) continue;
+        imported.set(spec, [...(imported.get(spec) ?? []), f]);
+      }
+    }
+    assert.deepEqual([...imported.keys()].sort(), ['commander', 'env-ci', 'openapi-fetch']);
+    assert.ok(imported.get('commander')!.every((f) => f.startsWith(`cli${path.sep}`)), 'only the CLI loads commander');
+  });
+
+  describe('in a consumer project, against a live server', () => {
+    let receiver: Receiver;
+    let server: ServerProc;
+    let db: Db;
+    let apiKey: string;
+    let workspaceId: string;
+
+    before(async () => {
+      receiver = await startReceiver();
+      const url = await freshDatabaseUrl('sqlite');
+      server = await startServerProcess(url, { NODE_EXTRA_CA_CERTS: receiver.certFile, ALLOW_PRIVATE_NETWORK: '1' });
+      db = createDb(url);
+      const u = await createUser(db, `consumer-${Date.now()}@example.com`);
+      workspaceId = (await createWorkspace(db, { accountId: u.accountId, userId: u.userId, input: { name: `Consumer ${Date.now()}`, website: 'https://www.example.com' } })).id;
+      apiKey = (await createApiKey(db, { userId: u.userId, scopes: ['deploys', 'search', 'workspaces', 'webhooks'] })).apiKey;
+      // A few logged requests, written by the server's batch (every second) before the consumer reads them.
+      for (let i = 0; i < 3; i++) await fetch(`${server.url}/v1/deploys?workspace_id=${workspaceId}`, { headers: { 'x-api-key': apiKey } });
+      await new Promise((r) => setTimeout(r, 1500));
+    });
+    after(async () => {
+      await db?.destroy();
+      await receiver?.close();
+    });
+
+    it('typechecks a file that calls every resource method, and runs it', async (t: TestContext) => {
+      t.diagnostic(`installed by ${installedBy}`);
+      fs.writeFileSync(path.join(consumer, 'consumer.ts'), CONSUMER_TS);
+      fs.writeFileSync(path.join(consumer, 'tsconfig.json'), JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false,
+          outDir: 'out', rootDir: '.', types: ['node'], typeRoots: [path.join(root, 'node_modules/@types')],
+        },
+        files: ['consumer.ts'],
+      }));
+      const check = await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer });
+      assert.equal(check.code, 0, `tsc:\n${check.stdout}${check.stderr}`);
+
+      const commitSha = crypto.randomBytes(20).toString('hex');
+      const res = await sh(process.execPath, ['out/consumer.js'], {
+        cwd: consumer,
+        env: { PATH: process.env.PATH, SITEHEALTH_URL: server.url, SITEHEALTH_API_KEY: apiKey, WORKSPACE_ID: workspaceId, HOOK_URL: receiver.url('/consumer'), COMMIT_SHA: commitSha },
+      });
+      assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}`);
+      const report = JSON.parse(res.stdout.trim().split('\n').at(-1)!);
+
+      // Every operation of the document was called through its resource method.
+      const doc = JSON.parse(fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+      const ids = Object.values(doc.paths).flatMap((m) => Object.values(m).map((op) => op.operationId).filter(Boolean)) as string[];
+      const asMethods = ids.map((id) => { const [tag, name] = id.split('_'); return `${tag[0].toLowerCase()}${tag.slice(1)}.${name}`; });
+      assert.deepEqual(asMethods.filter((m) => !report.called.includes(m)), [], 'operations the consumer did not call');
+      for (const m of ['logs.iterate', 'activity.iterate', 'webhooks.iterateDeliveries']) assert.ok(report.called.includes(m));
+
+      assert.equal(report.version, JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8')).version);
+      assert.ok(report.workspaces.includes(workspaceId));
+      assert.deepEqual(report.workspace, { created: true, description: 'from the tarball' });
+      assert.equal(report.deploy.listed, true);
+      assert.equal(report.deploy.findings, 0);
+      assert.ok(report.logs.page > 0 && report.logs.iterated > 0);
+      assert.ok(report.activity.page > 0 && report.activity.iterated > 0);
+      assert.match(report.webhook.secret, /^whsec_/);
+      assert.deepEqual({ ...report.webhook, id: undefined, secret: undefined }, {
+        id: undefined, secret: undefined, listed: true, same: true, name: 'consumer 2', test: 'success', deliveries: 1, iterated: 1, redelivered: 'success', testWebhookId: report.webhook.id,
+      });
+      assert.deepEqual(report.notFound, { status: 404, code: 'not_found', requestId: true });
+      assert.deepEqual(report.invalid, { status: 400, code: 'validation_failed', fields: ['/commitSha'] });
+      assert.equal(report.verification, 'missing_header');
+      assert.equal(report.raw, true);
+      assert.deepEqual(report.diff, [{ path: 'public/robots.txt', category: 'robots', signals: [{ kind: 'robots_rule', change: 'added', line: 2 }] }]);
+      assert.deepEqual(report.dryRun, { outcome: 'dry_run', body: { commitSha: 'abcdef1', changes: [{ path: 'index.html', category: 'page', signals: [] }] } });
+      assert.equal(report.gate, 0);
+
+      // The two deliveries reached the receiver, and the packed verifyWebhook accepts them.
+      const packedWebhooks = await import(pathToFileURL(path.join(consumer, 'node_modules/@sitehealth/sdk/dist/webhooks.js')).href);
+      const got = receiver.received.filter((r) => r.path === '/consumer');
+      assert.equal(got.length, 2);
+      for (const r of got) {
+        const event = packedWebhooks.verifyWebhook({ secret: report.webhook.secret, headers: r.headers, body: r.body, requireBodySignature: true });
+        assert.equal(event.type, 'webhook.test');
+        assert.equal(r.headers['x-consumer'], 'yes');
+      }
+    });
+
+    it('the installed bins run: sitehealth deploy records, sitehealth-deploy is its alias', async () => {
+      const bin = (name: string) => path.join(consumer, 'node_modules', installedBy === 'npm' ? '.bin' : '@sitehealth/sdk/bin', installedBy === 'npm' ? name : `${name}.mjs`);
+      const env = { PATH: process.env.PATH, HOME: os.tmpdir(), SITEHEALTH_API_KEY: apiKey, SITEHEALTH_URL: server.url, SITEHEALTH_WORKSPACE_ID: workspaceId };
+      const help = await sh(bin('sitehealth'), ['deploy', '--help'], { cwd: consumer, env });
+      assert.equal(help.code, 0, help.stderr);
+      assert.match(help.stdout, /--fail-on <severity>/);
+      const alias = await sh(bin('sitehealth-deploy'), ['--help'], { cwd: consumer, env });
+      assert.equal(alias.code, 0, alias.stderr);
+
+      const sha = crypto.randomBytes(20).toString('hex');
+      const rec = await sh(bin('sitehealth'), ['deploy', '--commit', sha, '-e', 'staging', '--changed-files-from', '-', '--json'], { cwd: consumer, env, input: 'src/pages/index.astro\n' });
+      assert.equal(rec.code, 0, rec.stderr);
+      const out = JSON.parse(rec.stdout);
+      assert.equal(out.outcome, 'recorded');
+      assert.equal(out.deploy.commitSha, sha);
+      assert.deepEqual(out.deploy.changes, [{ path: 'src/pages/index.astro', category: 'page', signals: [] }]);
+      assert.ok(!rec.stdout.includes(apiKey) && !rec.stderr.includes(apiKey));
+    });
+  });
+});
