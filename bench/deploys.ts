@@ -1,28 +1,39 @@
 // npm run bench:deploys
 //
-// On SQLite and PostgreSQL, measured in the same run:
-// 1. POST /v1/deploys (a new commit sha on every request, 5 changes with 2 signals each) through
-//    the real server, next to a bare Koa + Knex route doing the same upsert, check + job,
-//    crawl + job and events row in one transaction (bench/lib/bare.ts) on a database of the
-//    same kind. Target: the real route reaches at least 60% of the bare route's req/s.
-// 2. GET /v1/deploys?workspace_id=...&limit=50 on the workspace the POST runs filled, next to
-//    the bare route's same two queries (reference, no target).
-// 3. GET /v1/deploys list latency with 1,000 deploys in a workspace, then with 100,000 (seeded
-//    with bulk inserts, deployed_at spread over time, a finished check per production deploy).
-//    Target: p99 at 100k within 1.5x of p99 at 1k.
+// Part 1, POST /v1/deploys against the yardsticks of ../shared/peers, in one run, measured by the
+// peers' own load generator (bench/lib/peers.ts) so every row is taken the same way:
+//   - the bare Koa route `server-koa.mjs pg-tx-job`: the deploy upsert and one job row in one
+//     transaction, the simplest code that could do the job (and its SQLite twin,
+//     bench/peers/server-koa-sqlite-tx-job.mjs);
+//   - Lighthouse CI server 0.15.1 creating a build (`POST /v1/projects/:id/builds`, PostgreSQL);
+//   - sitehealth as `npm start` runs it: server and an idle worker, request logging on, LOG_LEVEL
+//     info to a pipe; each request a new production deploy with 5 changes.
+// Every server starts fresh for each measurement on an empty database; the cases take turns,
+// BENCH_ROUNDS rounds (default 3); the report gives each round and the medians.
+// Targets (PostgreSQL): at least 60% of the bare route's 2xx/s, at least 1.5x Lighthouse CI's,
+// p99 at most 1.5x the bare route's. SQLite: at least 60% of the bare route on SQLite.
 //
-// Writes bench/results/deploys.md. Environment: BENCH_DURATION (10), BENCH_WARMUP (3),
-// BENCH_CONNECTIONS (50), BENCH_ROUNDS (3), BENCH_ENGINES (sqlite,postgres), BENCH_PG_URL,
-// BENCH_CPU_PROF=<dir>, BENCH_REQUEST_LOG=off, BENCH_LIST_SIZES (1000,100000).
+// Part 2, GET /v1/deploys?workspace_id=...&limit=50 with 1,000 deploys in the workspace, then
+// 100,000 (bulk-seeded, deployed_at spread over time, a finished check per production deploy),
+// through the real server (bench/lib/harness.ts). Target: p99 at 100k within 1.5x of p99 at 1k.
+//
+// Writes bench/results/deploys.md. Environment: BENCH_ROUNDS (3), BENCH_ENGINES
+// (sqlite,postgres), BENCH_PARTS (post,list), BENCH_LIST_SIZES (1000,100000), and the peers'
+// knobs (BENCH_DURATION_S, BENCH_WARMUP_S, BENCH_CONNECTIONS).
 
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { type Db, isPostgres } from '../core/db/index.ts';
 import { newId } from '../core/platform/index.ts';
 import {
-  Scratch,
+  ROOT,
   SETTINGS,
+  Scratch,
   addWorkspace,
-  compare,
   createOwner,
   enginesToRun,
   fmt,
@@ -34,14 +45,15 @@ import {
   startServerChild,
   table,
   writeReport,
-  type Case,
   type Engine,
   type Measurement,
   type Target,
 } from './lib/harness.ts';
+import { importPeers, preparePeers, type PeerLib, type PeerLoad, type PeerSchema } from './lib/peers.ts';
 
-const POST_TARGET = 0.6;
-const LIST_P99_TARGET = 1.5;
+const TARGETS = { ofBare: 0.6, ofLhci: 1.5, p99OfBare: 1.5, sqliteOfBare: 0.6, listP99: 1.5 };
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
+const PARTS = (process.env.BENCH_PARTS || 'post,list').split(',');
 const LIST_LIMIT = 50;
 const SIZES = (process.env.BENCH_LIST_SIZES || '1000,100000').split(',').map(Number);
 const DAY_MS = 86_400_000;
@@ -123,49 +135,270 @@ async function seedDeploys(db: Db, workspaceId: string, count: number, spanMs: n
   if (isPostgres(db)) await db.raw('ANALYZE deploys, site_checks');
 }
 
-interface EngineResult {
+
+// ---------------------------------------------------------------------------------------------
+// Part 1: POST /v1/deploys vs the peers
+
+interface PostRow {
+  case: string;
   engine: Engine;
-  post: { bare: Measurement; app: Measurement };
-  list: { bare: Measurement; app: Measurement; deploys: number };
-  sizes: Array<{ size: number; loaded: Measurement; single: Measurement }>;
-  requestLog: string;
+  rounds: PeerLoad[];
 }
 
-async function benchEngine(scratch: Scratch, engine: Engine): Promise<EngineResult> {
-  console.log(`\n${engine}`);
-  const appDb = await scratch.create(engine);
-  const bareDb = await scratch.create(engine);
-  const owner = await createOwner(appDb.db, 'deploys');
-  const bareOwner = await createOwner(bareDb.db, 'deploys-bare'); // the bare route's workspace row
-  const sized = await addWorkspace(appDb.db, owner, 'list');
-  await bareDb.db.destroy();
-  const app = await startServerChild('app', appDb.url);
-  const bare = await startServerChild('bare-deploys', bareDb.url);
+/** Every process below `pid` (Linux /proc), with its command line. */
+function descendants(pid: number): Array<{ pid: number; cmd: string }> {
+  const parentOf = new Map<number, number>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      parentOf.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone
+    }
+  }
+  const out: Array<{ pid: number; cmd: string }> = [];
+  for (const [p] of parentOf) {
+    for (let up = parentOf.get(p); up !== undefined && up > 1; up = parentOf.get(up)) {
+      if (up !== pid) continue;
+      try {
+        out.push({ pid: p, cmd: fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ') });
+      } catch {
+        // gone
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+/** sitehealth under `npm start` (server + worker), on a port of its own; resolves when /ready answers. */
+async function startSitehealth(databaseUrl: string): Promise<{ url: string; pids: Record<string, number>; stop(): Promise<void>; output(): string }> {
+  const port = 20000 + crypto.randomInt(20000);
+  const child: ChildProcess = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-4000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${tail}`);
+    const ok = await fetch(`${url}/ready`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (i > 300) throw new Error(`npm start not ready after 30 s:\n${tail}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const procs = descendants(child.pid!);
+  const server = procs.find((p) => p.cmd.includes('server/main.ts'));
+  const worker = procs.find((p) => p.cmd.includes('worker/main.ts'));
+  if (!server || !worker) throw new Error(`could not find the server and worker processes under npm start: ${JSON.stringify(procs)}`);
+  return {
+    url,
+    pids: { server: server.pid, worker: worker.pid },
+    output: () => tail,
+    async stop() {
+      const exited = new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+      // scripts/start.ts passes SIGTERM on to both children and exits after them; npm follows.
+      const starter = procs.find((p) => p.cmd.includes('scripts/start.ts'));
+      process.kill(starter?.pid ?? child.pid!, 'SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function measureBarePg(lib: PeerLib, schema: PeerSchema): Promise<PeerLoad> {
+  const DB = 'bench_http';
+  await lib.resetDatabase(DB);
+  await lib.checkpoint();
+  const srv = await lib.startServer('server-koa.mjs', ['pg-tx-job', JSON.stringify({ db: DB })]);
   try {
-    // 1. POST
-    const headers = { 'x-api-key': owner.apiKey };
-    const appPost: Case = { label: `POST /v1/deploys, ${engine}`, server: app, target: { method: 'POST', path: '/v1/deploys', headers, body: deployBody(owner.workspaceId) } };
-    const barePost: Case = { label: `bare Koa + Knex POST, ${engine}`, server: bare, target: { method: 'POST', path: '/v1/deploys', headers, body: deployBody(bareOwner.workspaceId) } };
-    await probe(app.url, appPost.target, 201);
-    await probe(bare.url, barePost.target, 201);
-    const [postBare, postApp] = await compare([barePost, appPost]);
+    return await lib.load({
+      url: `http://127.0.0.1:${srv.port}/v1/deploys`,
+      method: 'POST',
+      makeBody: schema.makeDeployFactory(),
+      pids: { server: srv.pid },
+      beforeAttempt: async () => {
+        await lib.withClient(DB, (c) => c.query('truncate table deploys, jobs restart identity'));
+      },
+    });
+  } finally {
+    await srv.stop();
+  }
+}
 
-    // 2. GET list of the workspace the POST runs filled
-    const appList: Case = { label: `GET /v1/deploys (limit ${LIST_LIMIT}), ${engine}`, server: app, target: listTarget(owner.workspaceId, owner.apiKey) };
-    const bareList: Case = { label: `bare Koa + Knex list, ${engine}`, server: bare, target: listTarget(bareOwner.workspaceId, owner.apiKey) };
-    const page = (await probe(app.url, appList.target, 200)) as { data: unknown[] };
-    const barePage = (await probe(bare.url, bareList.target, 200)) as { data: unknown[] };
-    if (page.data.length !== LIST_LIMIT || barePage.data.length !== LIST_LIMIT) throw new Error('the list did not return a full page');
-    const filled = Number(((await appDb.db('deploys').where({ workspace_id: owner.workspaceId }).count({ n: '*' }).first()) as { n: number | string }).n);
-    const [listBare, listApp] = await compare([bareList, appList]);
+async function measureBareSqlite(lib: PeerLib, schema: PeerSchema): Promise<PeerLoad> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sitehealth-bench-bare-'));
+  const file = path.join(dir, 'deploys.sqlite');
+  const srv = await lib.startServer('server-koa-sqlite-tx-job.mjs', [JSON.stringify({ file })]);
+  try {
+    return await lib.load({
+      url: `http://127.0.0.1:${srv.port}/v1/deploys`,
+      method: 'POST',
+      makeBody: schema.makeDeployFactory(),
+      pids: { server: srv.pid },
+      beforeAttempt: async () => {
+        const db = new Database(file);
+        db.exec('delete from deploys; delete from jobs');
+        db.pragma('wal_checkpoint(truncate)');
+        db.close();
+      },
+    });
+  } finally {
+    await srv.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
 
-    // 3. list latency by workspace size
-    const sizes: EngineResult['sizes'] = [];
+/** A build body shaped like what `lhci upload` sends, as ../shared/peers/run-lhci.mjs makes it. */
+function makeBuildFactory(): () => string {
+  const tag = Math.floor(Math.random() * 0xffffff)
+    .toString(16)
+    .padStart(6, '0');
+  let n = 0;
+  return () => {
+    n++;
+    return JSON.stringify({
+      hash: (tag + n.toString(16)).padStart(40, '0'),
+      branch: 'main',
+      externalBuildUrl: `https://ci.example.com/r/${n}`,
+      commitMessage: 'deploy',
+      author: 'CI <ci@example.com>',
+      avatarUrl: '',
+      ancestorHash: ''.padStart(40, '0'),
+      committedAt: '2026-11-21T04:00:00.000Z',
+      runAt: '2026-11-21T04:03:12.000Z',
+      lifecycle: 'unsealed',
+    });
+  };
+}
+
+async function measureLhci(lib: PeerLib): Promise<PeerLoad> {
+  const DB = 'bench_lhci';
+  await lib.resetDatabase(DB);
+  await lib.checkpoint();
+  const storage = { storageMethod: 'sql', sqlDialect: 'postgres', sqlConnectionUrl: lib.pgUrl(DB) };
+  const srv = await lib.startServer('server-lhci.mjs', [JSON.stringify(storage)], { readyTimeoutMs: 60000 });
+  try {
+    const base = `http://127.0.0.1:${srv.port}`;
+    const res = await fetch(`${base}/v1/projects`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `bench-${Date.now()}`, externalUrl: 'https://example.com/repo', slug: '' }),
+    });
+    const project = (await res.json()) as { id: string; token: string };
+    return await lib.load({ url: `${base}/v1/projects/${project.id}/builds`, method: 'POST', headers: { 'x-lhci-build-token': project.token }, makeBody: makeBuildFactory(), pids: { server: srv.pid } });
+  } finally {
+    await srv.stop();
+  }
+}
+
+async function measureSitehealth(lib: PeerLib, scratch: Scratch, engine: Engine): Promise<PeerLoad> {
+  const s = await scratch.create(engine);
+  const owner = await createOwner(s.db, 'deploys');
+  const app = await startSitehealth(s.url);
+  try {
+    const target: Target = { method: 'POST', path: '/v1/deploys', headers: { 'x-api-key': owner.apiKey }, body: deployBody(owner.workspaceId) };
+    await probe(app.url, target, 201);
+    const r = await lib.load({ url: `${app.url}/v1/deploys`, method: 'POST', headers: { 'x-api-key': owner.apiKey }, makeBody: deployBody(owner.workspaceId), pids: app.pids });
+    // What the worker would pick up: one check, one crawl and one event per deploy, all recorded.
+    const deploys = Number(((await s.db('deploys').count({ n: '*' }).first()) as { n: number | string }).n);
+    const jobs = Number(((await s.db('jobs').count({ n: '*' }).first()) as { n: number | string }).n);
+    if (jobs < deploys * 3) throw new Error(`${deploys} deploys but only ${jobs} jobs: the route did not do its work`);
+    return r;
+  } catch (err) {
+    console.error(app.output());
+    throw err;
+  } finally {
+    await app.stop();
+  }
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function benchPost(scratch: Scratch): Promise<{ rows: PostRow[]; lines: string[] }> {
+  preparePeers();
+  const { lib, schema } = await importPeers();
+  const engines = enginesToRun();
+  const cases: Array<{ case: string; engine: Engine; run: () => Promise<PeerLoad> }> = [];
+  if (engines.includes('postgres')) {
+    cases.push({ case: 'bare Koa route, upsert + job in one transaction (peers `server-koa.mjs pg-tx-job`)', engine: 'postgres', run: () => measureBarePg(lib, schema) });
+    cases.push({ case: 'Lighthouse CI server 0.15.1, `POST /v1/projects/:id/builds` (peers `server-lhci.mjs`)', engine: 'postgres', run: () => measureLhci(lib) });
+    cases.push({ case: 'sitehealth `POST /v1/deploys` under `npm start`, production, 5 changes', engine: 'postgres', run: () => measureSitehealth(lib, scratch, 'postgres') });
+  }
+  if (engines.includes('sqlite')) {
+    cases.push({ case: 'bare Koa route, upsert + job in one transaction, on SQLite (`bench/peers/server-koa-sqlite-tx-job.mjs`)', engine: 'sqlite', run: () => measureBareSqlite(lib, schema) });
+    cases.push({ case: 'sitehealth `POST /v1/deploys` under `npm start`, production, 5 changes', engine: 'sqlite', run: () => measureSitehealth(lib, scratch, 'sqlite') });
+  }
+  const rows: PostRow[] = cases.map((c) => ({ case: c.case, engine: c.engine, rounds: [] }));
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [i, c] of cases.entries()) {
+      const r = await c.run();
+      if (r.non2xx || r.errors || r.timeouts) throw new Error(`${c.case} (${c.engine}): ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts: ${JSON.stringify(r.status_codes)}`);
+      rows[i].rounds.push(r);
+      console.log(`round ${round}, ${c.engine}, ${c.case}: ${fmt(r.ok_per_s)} 2xx/s, p99 ${r.p99_ms} ms, cores ${JSON.stringify(r.cpu)}`);
+    }
+  }
+
+  const ok = (r: PostRow) => median(r.rounds.map((x) => x.ok_per_s));
+  const p99 = (r: PostRow) => median(r.rounds.map((x) => x.p99_ms));
+  const cores = (r: PostRow, k: string) => median(r.rounds.map((x) => Number(x.cpu[k] ?? 0)));
+  const lines = [
+    '## POST /v1/deploys vs the bare route and Lighthouse CI',
+    '',
+    `Measured with the peers' own load generator (\`../shared/peers/lib.mjs\` \`load\`: autocannon ${lib.versions(['autocannon']).autocannon}, ${lib.CONNECTIONS} connections, ${lib.WARMUP_S} s warm-up, ${lib.DURATION_S} s window, percentiles from per-response timings, a window re-measured when other work used more than 0.3 cores). Every server starts for its measurement on an empty database; the cases take turns, ${ROUNDS} round(s). sitehealth runs as \`npm start\` does (migrations, then the server and an idle worker as child processes, request logging on, LOG_LEVEL=info to a pipe). Its body is a new production deploy with 5 changes (about 1 KB); the peers send their own bodies (about 320 bytes). sitehealth's request is authenticated (API key, role) and validated against the OpenAPI schema, and records the deploy, a site check and a crawl with their two jobs, and the \`deploy.recorded\` event with its fan-out job; the bare route records the deploy and one job.`,
+    '',
+    '| engine | case | 2xx/s (median) | p50 (ms) | p99 (ms) | server cores | postgres cores | 2xx/s by round |',
+    '|---|---|---:|---:|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.engine} | ${r.case} | ${fmt(ok(r))} | ${median(r.rounds.map((x) => x.p50_ms)).toFixed(1)} | ${p99(r).toFixed(1)} | ${cores(r, 'server_cores').toFixed(2)} | ${r.engine === 'postgres' ? cores(r, 'postgres_cores').toFixed(2) : '-'} | ${r.rounds.map((x) => fmt(x.ok_per_s)).join(' / ')} |`),
+    '',
+    'Targets:',
+    '',
+  ];
+  const find = (engine: Engine, prefix: string) => rows.find((r) => r.engine === engine && r.case.startsWith(prefix));
+  const byRound = (a: PostRow, b: PostRow, f: (x: PeerLoad) => number) => a.rounds.map((x, i) => (f(x) / f(b.rounds[i])).toFixed(2)).join(' / ');
+  const ours = find('postgres', 'sitehealth');
+  const bare = find('postgres', 'bare');
+  const lhci = find('postgres', 'Lighthouse');
+  if (ours && bare && lhci) {
+    const ofBare = ok(ours) / ok(bare);
+    const ofLhci = ok(ours) / ok(lhci);
+    const p99Ratio = p99(ours) / p99(bare);
+    lines.push(`- PostgreSQL, 2xx/s of the bare route: ${pct(ofBare)} (target ${pct(TARGETS.ofBare)}; by round ${byRound(ours, bare, (x) => x.ok_per_s)}): ${ofBare >= TARGETS.ofBare ? 'met' : 'MISSED'}`);
+    lines.push(`- PostgreSQL, 2xx/s of Lighthouse CI's: ${ofLhci.toFixed(2)}x (target ${TARGETS.ofLhci}x; by round ${byRound(ours, lhci, (x) => x.ok_per_s)}): ${ofLhci >= TARGETS.ofLhci ? 'met' : 'MISSED'}`);
+    lines.push(`- PostgreSQL, p99 against the bare route's: ${p99Ratio.toFixed(2)}x (target at most ${TARGETS.p99OfBare}x; by round ${byRound(ours, bare, (x) => x.p99_ms)}): ${p99Ratio <= TARGETS.p99OfBare ? 'met' : 'MISSED'}`);
+  }
+  const oursS = find('sqlite', 'sitehealth');
+  const bareS = find('sqlite', 'bare');
+  if (oursS && bareS) {
+    const r = ok(oursS) / ok(bareS);
+    lines.push(`- SQLite, 2xx/s of the bare route on SQLite: ${pct(r)} (target ${pct(TARGETS.sqliteOfBare)}; by round ${byRound(oursS, bareS, (x) => x.ok_per_s)}): ${r >= TARGETS.sqliteOfBare ? 'met' : 'MISSED'}`);
+  }
+  return { rows, lines };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 2: list latency by workspace size
+
+async function benchList(scratch: Scratch, engine: Engine): Promise<Array<{ size: number; loaded: Measurement; single: Measurement }>> {
+  console.log(`\nlist latency, ${engine}`);
+  const s = await scratch.create(engine);
+  const owner = await createOwner(s.db, 'list');
+  const sized = await addWorkspace(s.db, owner, 'list');
+  const app = await startServerChild('app', s.url);
+  try {
+    const sizes = [];
     let seeded = 0;
     for (const size of SIZES) {
       process.stdout.write(`  seeding ${fmt(size - seeded)} deploys (${fmt(size)} in all) ... `);
       const t0 = performance.now();
-      await seedDeploys(appDb.db, sized, size - seeded, (size / DEPLOYS_PER_DAY) * DAY_MS);
+      await seedDeploys(s.db, sized, size - seeded, (size / DEPLOYS_PER_DAY) * DAY_MS);
       seeded = size;
       console.log(`${((performance.now() - t0) / 1000).toFixed(1)} s`);
       const target = listTarget(sized, owner.apiKey);
@@ -174,64 +407,41 @@ async function benchEngine(scratch: Scratch, engine: Engine): Promise<EngineResu
       const single = await measure({ label: `GET /v1/deploys, ${fmt(size)} deploys, 1 connection, ${engine}`, server: app, target, connections: 1 });
       sizes.push({ size, loaded, single });
     }
-    return { engine, post: { bare: postBare, app: postApp }, list: { bare: listBare, app: listApp, deploys: filled }, sizes, requestLog: app.requestLog };
+    return sizes;
   } finally {
     await app.stop();
-    await bare.stop();
   }
 }
 
 const scratch = new Scratch();
 
 await runBenchmark(scratch, async () => {
-  console.log(`bench:deploys: ${SETTINGS.connections} connections, ${SETTINGS.warmup} s warm-up + ${SETTINGS.duration} s per run, ${SETTINGS.rounds} round(s)`);
-  const results: EngineResult[] = [];
-  for (const engine of enginesToRun()) results.push(await benchEngine(scratch, engine));
-
-  const lines = [
-    '# bench:deploys: recording and listing deploys vs bare Koa + Knex',
-    '',
-    ...machineLines('npm run bench:deploys'),
-    `- Real server: \`startServer({ db, config, log })\` as server/main.ts calls it; request log sink: ${results[0]?.requestLog ?? 'none'}${process.env.BENCH_REQUEST_LOG === 'off' ? ' (replaced by the discarding sink: BENCH_REQUEST_LOG=off)' : ''}.`,
-    '',
-    '## POST /v1/deploys',
-    '',
-    'Every request records a new production deploy (a random 40-hex commit sha; 5 changes with 2 signals each; about 1 KB). The real route: key auth, body read and ajv validation, access check (member role), `recordDeploy` (one transaction: the upsert, a site_check record and its job, a site_crawl record and its job, the deploy.recorded event), the request log hand-off. The bare route: Koa + @koa/router + raw-body, and in one transaction the same `INSERT ... ON CONFLICT (workspace_id, environment, commit_sha) DO NOTHING RETURNING id`, the same check, crawl, job and event inserts, on its own database of the same kind (same migrations).',
-    '',
-    ...table(results.flatMap((r) => [r.post.bare, r.post.app]), [{ header: 'vs bare', cell: (m) => pct(m.reqPerSec / results.find((r) => r.post.app === m || r.post.bare === m)!.post.bare.reqPerSec) }]),
-    '',
-    `Target: the real route reaches at least ${pct(POST_TARGET)} of the bare route's req/s.`,
-    '',
-    ...results.map((r) => {
-      const ratio = r.post.app.reqPerSec / r.post.bare.reqPerSec;
-      return `- ${r.engine}: ${pct(ratio)} (${fmt(r.post.app.reqPerSec)} vs ${fmt(r.post.bare.reqPerSec)} req/s): ${ratio >= POST_TARGET ? 'met' : 'MISSED'}`;
-    }),
-    '',
-    `## GET /v1/deploys?workspace_id=…&limit=${LIST_LIMIT}`,
-    '',
-    'The workspace the POST runs filled, newest first, each deploy with its newest check; the bare route runs the same two queries (page of deploys, their checks) and maps them to the same shape. Reference only, no target.',
-    '',
-    ...table(results.flatMap((r) => [r.list.bare, r.list.app]), [{ header: 'vs bare', cell: (m) => pct(m.reqPerSec / results.find((r) => r.list.app === m || r.list.bare === m)!.list.bare.reqPerSec) }]),
-    '',
-    ...results.map((r) => `- ${r.engine}: the real route's workspace held ${fmt(r.list.deploys)} deploys.`),
-    '',
-    '## List latency by workspace size',
-    '',
-    `One workspace seeded with bulk inserts into \`deploys\` (batches of 1,000 rows on PostgreSQL, 400 on SQLite, in one transaction): ${SIZES.map((n) => fmt(n)).join(', then ')} deploys, deployed_at uniform over the last ${SIZES.map((n) => fmt(n / DEPLOYS_PER_DAY)).join(' / ')} days (about ${DEPLOYS_PER_DAY} a day; later batches interleave with earlier ones), 85% production, each production deploy with a finished site check. PostgreSQL: \`ANALYZE deploys, site_checks\` after each load (what autovacuum does shortly after). \`GET /v1/deploys?workspace_id=…&limit=${LIST_LIMIT}\` measured at ${SETTINGS.connections} connections (throughput and queueing) and at 1 connection (latency of one request at a time).`,
-    '',
-    ...table(results.flatMap((r) => r.sizes.flatMap((s) => [s.loaded, s.single]))),
-    '',
-    `Target: p99 at ${fmt(SIZES[SIZES.length - 1])} deploys within ${LIST_P99_TARGET}x of p99 at ${fmt(SIZES[0])} (${SETTINGS.connections} connections).`,
-    '',
-    ...results.map((r) => {
-      const small = r.sizes[0];
-      const big = r.sizes[r.sizes.length - 1];
-      const ratio = big.loaded.p99 / small.loaded.p99;
-      return (
-        `- ${r.engine}: p99 ${big.loaded.p99} ms vs ${small.loaded.p99} ms = ${ratio.toFixed(2)}x: ${ratio <= LIST_P99_TARGET ? 'met' : 'MISSED'}` +
-        ` (1 connection: p99 ${big.single.p99} ms vs ${small.single.p99} ms = ${(big.single.p99 / small.single.p99).toFixed(2)}x)`
-      );
-    }),
-  ];
+  const lines = ['# bench:deploys: recording deploys against the peers, listing them at 100,000', '', ...machineLines('npm run bench:deploys').slice(0, 4), ''];
+  if (PARTS.includes('post')) lines.push(...(await benchPost(scratch)).lines, '');
+  if (PARTS.includes('list')) {
+    const results: Array<{ engine: Engine; sizes: Awaited<ReturnType<typeof benchList>> }> = [];
+    for (const engine of enginesToRun()) results.push({ engine, sizes: await benchList(scratch, engine) });
+    lines.push(
+      `## GET /v1/deploys?workspace_id=…&limit=${LIST_LIMIT} by workspace size`,
+      '',
+      ...machineLines('npm run bench:deploys').slice(4),
+      '',
+      `One workspace seeded with bulk inserts into \`deploys\` (batches of 1,000 rows on PostgreSQL, 400 on SQLite, in one transaction): ${SIZES.map((n) => fmt(n)).join(', then ')} deploys, deployed_at uniform over the last ${SIZES.map((n) => fmt(n / DEPLOYS_PER_DAY)).join(' / ')} days (about ${DEPLOYS_PER_DAY} a day; later batches interleave with earlier ones), 85% production, each production deploy with a finished site check. PostgreSQL: \`ANALYZE deploys, site_checks\` after each load (what autovacuum does shortly after). Measured at ${SETTINGS.connections} connections (throughput and queueing) and at 1 connection (one request at a time), through the real server (\`startServer\`, as server/main.ts runs it).`,
+      '',
+      ...table(results.flatMap((r) => r.sizes.flatMap((x) => [x.loaded, x.single]))),
+      '',
+      `Target: p99 at ${fmt(SIZES[SIZES.length - 1])} deploys within ${TARGETS.listP99}x of p99 at ${fmt(SIZES[0])} (${SETTINGS.connections} connections).`,
+      '',
+      ...results.map((r) => {
+        const small = r.sizes[0];
+        const big = r.sizes[r.sizes.length - 1];
+        const ratio = big.loaded.p99 / small.loaded.p99;
+        return (
+          `- ${r.engine}: p99 ${big.loaded.p99} ms vs ${small.loaded.p99} ms = ${ratio.toFixed(2)}x: ${ratio <= TARGETS.listP99 ? 'met' : 'MISSED'}` +
+          ` (1 connection: p99 ${big.single.p99} ms vs ${small.single.p99} ms = ${(big.single.p99 / small.single.p99).toFixed(2)}x)`
+        );
+      }),
+    );
+  }
   writeReport('deploys.md', lines);
 });

@@ -150,7 +150,7 @@ export async function addWorkspace(db: Db, owner: { userId: string; accountId: s
 // ---------------------------------------------------------------------------------------------
 // Servers under test
 
-export type ServerMode = 'app' | 'bare-workspace' | 'bare-workspace-db' | 'bare-deploys';
+export type ServerMode = 'app' | 'bare-workspace' | 'bare-workspace-db';
 
 export interface ServerChild {
   mode: ServerMode;

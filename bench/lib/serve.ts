@@ -3,7 +3,6 @@
 //   app             the real server: startServer() with the real handlers, as server/main.ts runs it
 //   bare-workspace  bare Koa route returning BENCH_BODY (JSON) for GET /v1/workspaces/:id
 //   bare-workspace-db  the same route doing the real one's reads (key, membership, workspace) through Knex
-//   bare-deploys    bare Koa + Knex POST/GET /v1/deploys (bench/lib/bare.ts)
 // It reports its port over IPC, answers {type:'queries'} with the number of Knex queries run so
 // far and its CPU time (user + system, µs), and on {type:'stop'} closes the server and the database and exits (so --cpu-prof is written).
 
@@ -13,7 +12,7 @@ import { loadConfig, createLogger } from '../../core/platform/index.ts';
 import { bindModels, createDb, type Db } from '../../core/db/index.ts';
 import { startServer } from '../../server/server.ts';
 import { discardRequestLog, type RequestLogSink } from '../../server/request-log.ts';
-import { bareDeploysApp, bareWorkspaceApp, bareWorkspaceDbApp } from './bare.ts';
+import { bareWorkspaceApp, bareWorkspaceDbApp } from './bare.ts';
 
 const mode = process.env.BENCH_MODE;
 const send = (m: object) => process.send!(m);
@@ -40,7 +39,7 @@ if (mode === 'app') {
     queries += 1;
   });
   send({ type: 'ready', port, requestLog });
-} else if (mode === 'bare-workspace' || mode === 'bare-workspace-db' || mode === 'bare-deploys') {
+} else if (mode === 'bare-workspace' || mode === 'bare-workspace-db') {
   let app;
   if (mode === 'bare-workspace') {
     app = bareWorkspaceApp(JSON.parse(process.env.BENCH_BODY ?? '{}'));
@@ -49,7 +48,7 @@ if (mode === 'app') {
     db.on('query', () => {
       queries += 1;
     });
-    app = mode === 'bare-deploys' ? bareDeploysApp(db) : bareWorkspaceDbApp(db);
+    app = bareWorkspaceDbApp(db);
   }
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 5000; // as server/server.ts
@@ -61,7 +60,7 @@ if (mode === 'app') {
     });
   send({ type: 'ready', port: (server.address() as { port: number }).port, requestLog });
 } else {
-  throw new Error(`BENCH_MODE must be app, bare-workspace, bare-workspace-db or bare-deploys, got "${mode}"`);
+  throw new Error(`BENCH_MODE must be app, bare-workspace or bare-workspace-db, got "${mode}"`);
 }
 
 process.on('message', (m: { type: string }) => {
