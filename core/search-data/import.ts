@@ -99,27 +99,29 @@ export async function importSearchData(db: Db, input: ImportInput): Promise<Impo
     let reader: RowReader | null = null;
     let rows = 0;
     try {
-      for await (const record of openCsv(input.file)) {
-        if (reader === null) {
-          reader = new RowReader(record, { today, provisionalFrom: input.provisionalFrom });
-          continue;
+      for await (const batch of openCsv(input.file)) {
+        for (const record of batch) {
+          if (reader === null) {
+            reader = new RowReader(record, { today, provisionalFrom: input.provisionalFrom });
+            continue;
+          }
+          const row = reader.read(record);
+          let day = days.get(row.date);
+          if (day === undefined) {
+            day = { rows: 0, clicks: 0, impressions: 0, provisional: false };
+            days.set(row.date, day);
+            if (had.has(row.date)) await sink.replaceDay(row.date);
+          }
+          day.rows++;
+          day.clicks += row.clicks;
+          day.impressions += row.impressions;
+          if (row.provisional) day.provisional = true;
+          if (pages.size < PAGE_COUNT_LIMIT) pages.add(row.page);
+          const wait = sink.add(row);
+          if (wait) await wait;
+          rows++;
+          if (input.onProgress && rows % PROGRESS_EVERY === 0) input.onProgress(rows);
         }
-        const row = reader.read(record);
-        let day = days.get(row.date);
-        if (day === undefined) {
-          day = { rows: 0, clicks: 0, impressions: 0, provisional: false };
-          days.set(row.date, day);
-          if (had.has(row.date)) await sink.replaceDay(row.date);
-        }
-        day.rows++;
-        day.clicks += row.clicks;
-        day.impressions += row.impressions;
-        if (row.provisional) day.provisional = true;
-        if (pages.size < PAGE_COUNT_LIMIT) pages.add(row.page);
-        const wait = sink.add(row);
-        if (wait) await wait;
-        rows++;
-        if (input.onProgress && rows % PROGRESS_EVERY === 0) input.onProgress(rows);
       }
       if (reader === null) throw new SearchImportError(1, null, `the file is empty: a header line of ${['date', 'page', 'clicks', 'impressions'].join(', ')} is expected`);
       await sink.finish();
@@ -175,15 +177,17 @@ function duplicateFromPg(err: unknown): DuplicateRow | null {
 async function linesOf(input: ImportInput, today: string, date: string, page: string): Promise<number[]> {
   const lines: number[] = [];
   let reader: RowReader | null = null;
-  for await (const record of openCsv(input.file)) {
-    if (reader === null) {
-      reader = new RowReader(record, { today, provisionalFrom: input.provisionalFrom });
-      continue;
-    }
-    const row = reader.read(record);
-    if (row.date === date && row.page === page) {
-      lines.push(row.line);
-      if (lines.length === 2) break;
+  for await (const batch of openCsv(input.file)) {
+    for (const record of batch) {
+      if (reader === null) {
+        reader = new RowReader(record, { today, provisionalFrom: input.provisionalFrom });
+        continue;
+      }
+      const row = reader.read(record);
+      if (row.date === date && row.page === page) {
+        lines.push(row.line);
+        if (lines.length === 2) return lines;
+      }
     }
   }
   return lines;

@@ -48,8 +48,12 @@ export interface SearchRow {
   provisional: boolean;
 }
 
-/** A record as csv-parse gives it, with the line it ended on appended (see LinedParser). */
+/**
+ * A record as csv-parse gives it (its fields), with the line it ended on appended as a number
+ * (see LinedParser); `lineOf` reads it.
+ */
 type Record = string[];
+const lineOf = (record: Record): number => record[record.length - 1] as unknown as number;
 
 /**
  * csv-parse's stream parser, each record followed by the line it ends on. csv-parse's own `info`
@@ -58,17 +62,52 @@ type Record = string[];
  */
 class LinedParser extends Parser {
   push(record: unknown, encoding?: BufferEncoding): boolean {
-    if (record !== null) (record as Record).push(String(this.info.lines));
+    if (record !== null) (record as unknown[]).push(this.info.lines);
     return super.push(record, encoding);
   }
 }
 
-/** The records of a CSV file, streamed (a few MB in memory whatever the file's size). */
-export function openCsv(file: string): AsyncIterable<Record> {
+/**
+ * The records of a CSV file, streamed (a few MB in memory whatever the file's size), in batches:
+ * whatever the parser has ready at once. Iterating record by record would cost a promise per
+ * record, about 15% of an import's time.
+ */
+export async function* openCsv(file: string): AsyncGenerator<Record[]> {
   const parser = new LinedParser({ bom: true, skip_empty_lines: true, relax_column_count: true });
   const input = fs.createReadStream(file, { highWaterMark: 1 << 20 });
   input.on('error', (err) => parser.destroy(err));
-  return input.pipe(parser);
+  input.pipe(parser);
+  let failure: Error | null = null;
+  let ended = false;
+  let wake: (() => void) | null = null;
+  const signal = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  parser.on('readable', signal);
+  parser.on('end', () => {
+    ended = true;
+    signal();
+  });
+  parser.on('error', (err: Error) => {
+    failure = err;
+    signal();
+  });
+  try {
+    for (;;) {
+      const batch: Record[] = [];
+      let record: Record | null;
+      while ((record = parser.read() as Record | null) !== null) batch.push(record);
+      if (batch.length > 0) yield batch;
+      else if (failure) throw failure;
+      else if (ended) return;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    input.destroy();
+    parser.destroy();
+  }
 }
 
 function quote(value: string): string {
@@ -101,7 +140,7 @@ export class RowReader {
     first: Record,
     private readonly o: { today: string; provisionalFrom?: string },
   ) {
-    const line = Number(first[first.length - 1]);
+    const line = lineOf(first);
     this.header = first.slice(0, -1).map((h) => h.trim().toLowerCase());
     this.width = this.header.length;
     this.header.forEach((name, i) => {
@@ -119,7 +158,7 @@ export class RowReader {
 
   /** The checked row of a record; throws SearchImportError naming the line and column. */
   read(record: Record): SearchRow {
-    const line = Number(record[record.length - 1]);
+    const line = lineOf(record);
     const n = record.length - 1;
     if (n !== this.width) {
       if (n < this.width) throw new SearchImportError(line, this.header[n], `missing: the row has ${n} field${n === 1 ? '' : 's'}, the header ${this.width}`);
@@ -157,8 +196,17 @@ export class RowReader {
 
   private count(record: Record, column: 'clicks' | 'impressions', line: number): number {
     const raw = record[this.at[column]!];
-    if (!/^\d{1,10}$/.test(raw)) throw new SearchImportError(line, column, `${quote(raw)} is not a non-negative integer`);
-    const n = Number(raw);
+    // Digits only, read by hand: the hottest check of the import (a regex and Number() cost twice as much).
+    let n = raw.length > 0 ? 0 : -1;
+    for (let i = 0; i < raw.length; i++) {
+      const c = raw.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) {
+        n = -1;
+        break;
+      }
+      n = n * 10 + c;
+    }
+    if (n < 0) throw new SearchImportError(line, column, `${quote(raw)} is not a non-negative integer`);
     if (n > MAX_INT) throw new SearchImportError(line, column, `${quote(raw)} is too large (at most ${MAX_INT})`);
     return n;
   }
