@@ -5,7 +5,7 @@
 import { rawRows, type DbOrTrx } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { addDays, dayOf, dayRange, daysBetween } from './days.ts';
-import { normalizedUrls, pagesOnDays, searchSpan, type SearchSpan } from './read.ts';
+import { normalizedUrls, pagesOnDays, type SearchSpan } from './read.ts';
 
 export const MAX_IMPACT_DAYS = 7;
 
@@ -14,6 +14,37 @@ interface DayRow {
   provisional: boolean | number;
   clicks: number | string;
   impressions: number | string;
+}
+
+/** What a deploy's impact needs to know of the per-day table: the span of days and the days around the deploy. */
+export interface SearchContext {
+  span: SearchSpan;
+  /** The deploy's day. */
+  day: string;
+  /** Imported days from 7 before to 7 after it. */
+  days: Map<string, DayRow>;
+}
+
+/**
+ * The span of imported days and the days within 7 of `day`, in one statement (the span's three
+ * lookups at the ends of the primary key, joined to the at most 15 days of the range).
+ */
+export async function searchContext(db: DbOrTrx, workspaceId: string, day: string): Promise<SearchContext> {
+  const rows = await rawRows<DayRow & { first: string | null; newest: string | null; last_final: string | null; date: string | null }>(
+    db,
+    `SELECT s.first, s.newest, s.last_final, d.date, d.provisional, d.clicks, d.impressions
+       FROM (SELECT (SELECT MIN(date) FROM search_data_days WHERE workspace_id = ?) AS first,
+                    (SELECT MAX(date) FROM search_data_days WHERE workspace_id = ?) AS newest,
+                    (SELECT MAX(date) FROM search_data_days WHERE workspace_id = ? AND NOT provisional) AS last_final) s
+       LEFT JOIN search_data_days d ON d.workspace_id = ? AND d.date >= ? AND d.date <= ?`,
+    [workspaceId, workspaceId, workspaceId, workspaceId, addDays(day, -MAX_IMPACT_DAYS), addDays(day, MAX_IMPACT_DAYS)],
+  );
+  const first = rows[0];
+  return {
+    span: { first: first?.first ?? null, newest: first?.newest ?? null, lastFinal: first?.last_final ?? null },
+    day,
+    days: new Map(rows.filter((r) => r.date !== null).map((r) => [String(r.date), r])),
+  };
 }
 
 /**
@@ -39,23 +70,16 @@ function ratio(after: number, before: number): number | null {
 /**
  * Impact of a deploy made at `deployedAt` (epoch ms), with `urls` the pages its findings name
  * (in order; normalised here). Null until there is final data for a day after the deploy's date.
+ * `context` (searchContext for the deploy's day) saves a statement when the caller has it.
  */
 export async function deployImpact(
   db: DbOrTrx,
-  o: { workspaceId: string; deployedAt: number; urls: string[]; span?: SearchSpan },
+  o: { workspaceId: string; deployedAt: number; urls: string[]; context?: SearchContext },
 ): Promise<Schemas['Impact'] | null> {
-  const span = o.span ?? (await searchSpan(db, o.workspaceId));
   const deployDay = dayOf(o.deployedAt);
-  // Quick exit without reading days: no final day after the deploy, or no day before it.
-  if (windowDays(deployDay, span, () => false) === 0) return null;
-
-  const rows = await rawRows<DayRow>(
-    db,
-    'SELECT date, provisional, clicks, impressions FROM search_data_days WHERE workspace_id = ? AND date >= ? AND date <= ?',
-    [o.workspaceId, addDays(deployDay, -MAX_IMPACT_DAYS), addDays(deployDay, MAX_IMPACT_DAYS)],
-  );
-  const byDay = new Map(rows.map((r) => [String(r.date), r]));
-  const days = windowDays(deployDay, span, (d) => Boolean(byDay.get(d)?.provisional));
+  const context = o.context?.day === deployDay ? o.context : await searchContext(db, o.workspaceId, deployDay);
+  const byDay = context.days;
+  const days = windowDays(deployDay, context.span, (d) => Boolean(byDay.get(d)?.provisional));
   if (days === 0) return null;
 
   const beforeDays = dayRange(addDays(deployDay, -days), addDays(deployDay, -1));

@@ -67,12 +67,13 @@ export async function clicksByUrl(db: DbOrTrx, workspaceId: string, urls: string
   if (urls.length === 0) return out;
   const { newest } = span ?? (await searchSpan(db, workspaceId));
   if (!newest) return out;
-  const pages = normalizedUrls(urls);
+  const normal = new Map(urls.map((u) => [u, normalizeUrl(u)]));
+  const pages = [...new Set([...normal.values()].filter((p): p is string => p !== null))];
   if (pages.length === 0) return out;
   const q = pagesOnDays(workspaceId, dayRange(addDays(newest, 1 - CLICKS_WINDOW_DAYS), newest), pages);
   const rows = await rawRows<{ page: string; clicks: number | string }>(db, `SELECT page, SUM(clicks) AS clicks FROM search_data WHERE ${q.where} GROUP BY page`, q.bindings);
   const byPage = new Map(rows.map((r) => [r.page, Number(r.clicks)]));
-  for (const u of urls) out.set(u, byPage.get(normalizeUrl(u) ?? '') ?? 0);
+  for (const u of urls) out.set(u, byPage.get(normal.get(u) ?? '') ?? 0);
   return out;
 }
 
