@@ -15,6 +15,7 @@ import keysCreate from './commands/keys-create.ts';
 import keysRevoke from './commands/keys-revoke.ts';
 import accountsSetLimit from './commands/accounts-set-limit.ts';
 import { jobsCommands } from './commands/jobs.ts';
+import searchImport from './commands/search-import.ts';
 
 // The command table: one file per command in cli/commands/, named after the command.
 // To add one, write cli/commands/<group>-<verb>.ts exporting defineCommand({...}) and
@@ -28,8 +29,7 @@ const COMMANDS: Array<Command<any, any>> = [
   keysRevoke,
   accountsSetLimit,
   ...jobsCommands,
-  // Reserved for other areas (not implemented here):
-  //   search import --workspace W --file F.csv   -> cli/commands/search-import.ts  ({rows})
+  searchImport,
 ];
 
 const PROGRAM = 'npm run admin --';

@@ -648,7 +648,7 @@ export interface components {
             siteCrawl: components["schemas"]["SiteCrawl"] | null;
             /** @description Crawl findings new since the previous finished crawl; `[]` until `siteCrawl` is finished. */
             crawlFindings: components["schemas"]["DeployCrawlFinding"][];
-            /** @description Search traffic before and after; null until there is data for a full day after the deploy. */
+            /** @description Search traffic before and after (see `Impact` for the window rule); null until there is final search data for a full day after the deploy's date. */
             impact: components["schemas"]["Impact"] | null;
         } & components["schemas"]["Deploy"];
         /** @description A regression found by comparing a deploy's site check with its baseline, with likely causes (at most 5, best first). */
@@ -717,7 +717,12 @@ export interface components {
             before: unknown;
             /** @description The value in the newer check. */
             after: unknown;
-            /** @description The page's search clicks over the last 28 days of search data (0 without it). */
+            /**
+             * @description The page's search clicks over the last 28 days of search data: the 28 days ending on the
+             *     newest date imported for the workspace (provisional days included), read when the finding is
+             *     read, the URL compared after normalisation. 0 when the workspace has no search data or the
+             *     page had no clicks in those days.
+             */
             clicks: number | null;
         };
         /** @description An alternate-language link of a page. */
@@ -726,19 +731,52 @@ export interface components {
             href: string;
         };
         /**
-         * @description Effect of a deploy on search traffic: search-console totals for equal windows of `days` days
-         *     (1 to 7) before and after the deploy. Null until there is search data for a full day after it.
+         * @description Effect of a deploy on search traffic: search-console totals (clicks and impressions, from the
+         *     data imported with `npm run admin -- search import`) for two windows of `days` days, one
+         *     before the deploy and one after it, and the pages named by its findings against the rest of
+         *     the site.
+         *
+         *     **The window rule.** Days are UTC dates. Let D be the date of `deployedAt`: D itself is in
+         *     neither window (it holds traffic from before and after the deploy), so a deploy at 00:01 and
+         *     one at 23:59 of the same date get the same windows. The after-window is D+1 to D+`days`, the
+         *     before-window D-`days` to D-1, and `days` is the largest length from 1 to 7 for which:
+         *
+         *     - the after-window ends on or before the last day with final data (search consoles revise
+         *     their most recent days; days imported as provisional are not final);
+         *     - the before-window starts on or after the first day with data;
+         *     - neither window holds a provisional day.
+         *
+         *     A day without any row inside those bounds (a gap: a day not imported, or a day without
+         *     impressions) counts as a day with 0 clicks and 0 impressions: within the bounds there is
+         *     always data on both sides of it. Beyond them there is no window: before the first day with
+         *     data nothing is known, and after the last final day the numbers are not settled.
+         *
+         *     `impact` is null until the after-window can hold at least one day, that is until final data
+         *     exists for D+1 or later (and some data for D-1 or earlier). While `days` is below 7,
+         *     `partial` is true and the figures move as more days are imported; at 7 they are settled.
+         *     Re-importing a day replaces it, and `impact` is computed when read, so it always reflects
+         *     the data as it is.
          */
         Impact: {
             /**
              * Format: int32
-             * @description Length of each window in days.
+             * @description Length of each window in days, 1 to 7.
              */
             days: number;
+            /** @description True when `days` is below 7: the after-window is shorter than seven days (not enough final data after the deploy yet, or not enough data before it). */
+            partial: boolean;
+            /** @description The `days` days before the deploy's date. */
             before: components["schemas"]["ImpactWindow"];
+            /** @description The `days` days after the deploy's date. */
             after: components["schemas"]["ImpactWindow"];
+            /** @description Relative change of the totals, after against before. */
             change: components["schemas"]["ImpactChange"];
-            /** @description Pages named by findings against the rest of the site; null when no finding names a page. */
+            /**
+             * @description The pages the deploy's findings name (check findings and crawl findings, except
+             *     `sitemap_unreachable`, whose URL is a sitemap) against the rest of the site over the same
+             *     windows; URLs are compared after normalisation (lower-case scheme and host, no fragment,
+             *     upper-case percent escapes). Null when no finding names a page.
+             */
             pages: components["schemas"]["ImpactPages"] | null;
         };
         /** @description Relative change after/before; null when the before value is 0. */
@@ -750,22 +788,34 @@ export interface components {
         };
         /** @description The pages named by findings against the rest of the site. */
         ImpactPages: {
+            /** @description The pages named by the deploy's findings. */
             affected: {
-                /** @description Pages named by the deploy's findings. */
+                /** @description Pages named by the deploy's findings, each once, in the order of the findings (check findings first). */
                 urls: string[];
+                /** @description Their totals in the before-window. */
                 before: components["schemas"]["ImpactTotals"];
+                /** @description Their totals in the after-window. */
                 after: components["schemas"]["ImpactTotals"];
             };
+            /** @description Every other page of the site: the window totals less the affected pages'. */
             rest: {
+                /** @description Totals of the other pages in the before-window. */
                 before: components["schemas"]["ImpactTotals"];
+                /** @description Totals of the other pages in the after-window. */
                 after: components["schemas"]["ImpactTotals"];
             };
         };
         /** @description Clicks and impressions of a set of pages in one window. */
         ImpactTotals: {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Search clicks.
+             */
             clicks: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Search impressions.
+             */
             impressions: number;
         };
         /** @description Search totals of one window. */
@@ -958,8 +1008,9 @@ export interface components {
          */
         SignalKind: "title" | "meta_description" | "meta_robots" | "x_robots_tag" | "canonical" | "hreflang" | "structured_data" | "heading" | "link" | "redirect" | "robots_rule" | "sitemap_entry" | "route" | "script" | "stylesheet" | "image" | "font" | "lazy_loading" | "status_code" | "dependency" | "env" | "other";
         /**
-         * @description A check of the website's home page and up to 20 key pages (top pages by search clicks, then
-         *     the shallowest pages of the last crawl, then the sitemap; same origin as the home page).
+         * @description A check of the website's home page and up to 20 key pages (top pages by search clicks over
+         *     the last 28 days of imported search data, then the shallowest pages of the last crawl, then the
+         *     sitemap; same origin as the home page).
          *
          *     Every request goes through the same guard as webhooks: only public addresses, checked at every
          *     redirect hop (at most 10) and connected to as checked; each request has 15 s in all

@@ -18,6 +18,9 @@ test('the default rules follow interface.md section 8', () => {
   assert.equal(byName.get('request_logs')!.maxAgeMs, 30 * DAY);
   assert.equal(byName.get('jobs_done')!.maxAgeMs, 7 * DAY);
   assert.equal(byName.get('jobs_failed')!.maxAgeMs, 30 * DAY);
+  // Search data: 16 months, the depth search consoles keep (16 x 30.44 days).
+  assert.equal(byName.get('search_data')!.maxAgeMs, 487 * DAY);
+  assert.equal(byName.get('search_data_days')!.maxAgeMs, 487 * DAY);
 });
 
 for (const engine of engines()) {

@@ -240,6 +240,8 @@ export interface Target {
   headers?: Record<string, string>;
   /** Builds the body of each request (a new one every time), for POST. */
   body?: () => string;
+  /** Paths taken in turn, one per request, instead of `path` every time (e.g. many resources). */
+  paths?: string[];
 }
 
 function cpuTimes(): { busy: number; total: number } | null {
@@ -268,7 +270,7 @@ async function cpuBusyShare(ms: number): Promise<number | null> {
  * Waits for a quiet moment (the machine may be shared), up to SETTINGS.quietWaitS; returns
  * the background share measured last.
  */
-async function waitForQuiet(): Promise<number | null> {
+export async function waitForQuiet(): Promise<number | null> {
   const deadline = Date.now() + SETTINGS.quietWaitS * 1000;
   let said = false;
   for (;;) {
@@ -324,6 +326,12 @@ function specOf(t: Target): RequestSpec {
     const build = t.body;
     spec.headers!['content-type'] = 'application/json';
     spec.setupRequest = (req) => ({ ...req, body: build() });
+  }
+  if (t.paths?.length) {
+    const paths = t.paths;
+    const before = spec.setupRequest;
+    let i = 0;
+    spec.setupRequest = (req, context) => ({ ...(before ? before(req, context) : req), path: paths[i++ % paths.length] });
   }
   return spec;
 }

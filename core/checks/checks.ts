@@ -1,5 +1,6 @@
 import { SiteCheck, type DbOrTrx } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
+import { clicksByUrl } from '../search-data/index.ts';
 import { siteCheckToApi } from './to-api.ts';
 
 /** The newest check of each deploy, in any state: one query for a whole page of deploys. */
@@ -46,13 +47,16 @@ export async function latestSiteChecks(db: DbOrTrx, workspaceId: string): Promis
   const check = await newest().where({ state: 'finished' });
   const baseline = check ? await finishedCheckBefore(db, workspaceId, Number(check.scheduled_at)) : null;
   const stored = check?.findings ?? {};
+  // Findings need a baseline to compare with; issues need only the check.
+  // The deploy detail's findings carry causes among that deploy's changes; here they are bare.
+  const findings = baseline ? ((stored.findings ?? []) as Schemas['DeployFinding'][]).map(({ causes: _causes, ...f }) => f) : [];
+  // Clicks are read now, from the search data as it is (one query for every finding).
+  const clicks = await clicksByUrl(db, workspaceId, findings.map((f) => f.url));
   return {
     latest: latest ? siteCheckToApi(latest) : null,
     check: check ? siteCheckToApi(check) : null,
     baseline: baseline ? siteCheckToApi(baseline) : null,
-    // Findings need a baseline to compare with; issues need only the check.
-    // The deploy detail's findings carry causes among that deploy's changes; here they are bare.
-    findings: baseline ? ((stored.findings ?? []) as Schemas['DeployFinding'][]).map(({ causes: _causes, ...f }) => f) : [],
+    findings: findings.map((f) => ({ ...f, clicks: clicks.get(f.url) ?? 0 })),
     issues: (stored.issues ?? []) as Schemas['SiteCheckIssue'][],
   };
 }

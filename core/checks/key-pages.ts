@@ -1,14 +1,15 @@
 import { CrawlPage, SiteCrawl, type DbOrTrx } from '../db/index.ts';
-import { normalizeUrl, isSameOrigin, type SiteFetcher, type RobotsTxt } from '../pages/index.ts';
+import { normalizeUrl, isSameOrigin, originOf, type SiteFetcher, type RobotsTxt } from '../pages/index.ts';
+import { topPagesByClicks } from '../search-data/index.ts';
 
 /** A check looks at the home page and up to this many key pages. */
 export const KEY_PAGES = 20;
 
 /**
- * The key pages of a check, in the order CONTRACT section 5 gives: the shallowest pages of the
- * last finished crawl (fewest clicks from the home page; most linked first), then the sitemap.
+ * The key pages of a check, in the order CONTRACT section 5 gives: the pages with the most search
+ * clicks over the last 28 days of imported search data, then the shallowest pages of the last
+ * finished crawl (fewest clicks from the home page; most linked first), then the sitemap.
  * Same origin as the home page only, the home page itself excluded, at most KEY_PAGES.
- * (Pages with the most search clicks come first once search data can be imported.)
  */
 export async function chooseKeyPages(
   db: DbOrTrx,
@@ -25,6 +26,13 @@ export async function chooseKeyPages(
       chosen.push(url);
     }
   };
+
+  const origin = originOf(f.home);
+  if (origin) {
+    // One more than needed: the home page itself may be among them.
+    take((await topPagesByClicks(db, f.workspaceId, { origin, limit: KEY_PAGES + 1 })).map((p) => p.url));
+    if (chosen.length >= KEY_PAGES) return chosen;
+  }
 
   const crawl = await SiteCrawl.query(db)
     .where({ workspace_id: f.workspaceId, state: 'finished' })

@@ -6,6 +6,7 @@ import { SiteFetcher, notPublicMessage, type SiteFetcherOptions } from '../pages
 import { compareChecks, judgeCheck, rankCauses } from '../findings/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { nowMs } from '../platform/index.ts';
+import { clicksByUrl } from '../search-data/index.ts';
 import { chooseKeyPages } from './key-pages.ts';
 import { finishedCheckBefore } from './checks.ts';
 import { siteCheckToApi } from './to-api.ts';
@@ -64,7 +65,9 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
   const changes = check.deploy_id ? ((await Deploy.query(db).findById(check.deploy_id).select('changes'))?.changes ?? []) : [];
   const raw = baseline ? compareChecks(baseline.pages as Schemas['PageRecord'][], pages) : [];
   const spread = (kind: string) => raw.filter((f) => f.kind === kind).length / pages.length;
-  const findings: Schemas['DeployFinding'][] = raw.map((f) => ({ ...f, clicks: 0, causes: rankCauses(f.kind, f.url, changes, { spread: spread(f.kind) }) }));
+  // Clicks as of now, for the events' payloads; the API reads them again when a finding is read.
+  const clicks = await clicksByUrl(db, check.workspace_id, raw.map((f) => f.url));
+  const findings: Schemas['DeployFinding'][] = raw.map((f) => ({ ...f, clicks: clicks.get(f.url) ?? 0, causes: rankCauses(f.kind, f.url, changes, { spread: spread(f.kind) }) }));
   await finishCheck(db, checkId, { pages, findings, issues: judgeCheck(pages), baselineId: baseline?.id ?? null });
   o.log.info({ checkId, pages: pages.length, findings: findings.length, ms: nowMs() - startedAt }, 'site check finished');
 }

@@ -9,6 +9,9 @@ import { SYNC_BUSY_TIMEOUT_MS, sqliteClientClass } from './sqlite-client.ts';
 // comparisons, bucketing and ordering behave identically on SQLite and PostgreSQL.
 // pg returns int8 as a string by default; epoch milliseconds fit a double exactly.
 pg.types.setTypeParser(20, (v: string) => Number(v));
+// A calendar day (DATE, search data) is read back as the `YYYY-MM-DD` it is, as on SQLite; pg
+// would otherwise make it a Date at local midnight, a different instant in every time zone.
+pg.types.setTypeParser(1082, (v: string) => v);
 
 export type Db = Knex;
 export type DbOrTrx = Knex | Knex.Transaction;

@@ -12,13 +12,15 @@ export interface RetentionRule {
   /** Name in logs, e.g. `activity`. */
   name: string;
   table: string;
-  /** Epoch-ms column compared with the cutoff. */
+  /** Column compared with the cutoff: epoch ms, unless `cutoffValue` says otherwise. */
   column: string;
   maxAgeMs: number;
-  /** Extra conditions: rows that match everything are deleted. */
-  where?: (q: Knex.QueryBuilder) => void;
-  /** Primary key used to delete in batches; default `id`. */
-  key?: string;
+  /** The cutoff as the column stores it, e.g. a `YYYY-MM-DD` day; default the epoch ms itself. */
+  cutoffValue?: (cutoffMs: number) => string | number;
+  /** Extra conditions (given the cutoff as the column stores it): rows that match everything are deleted. */
+  where?: (q: Knex.QueryBuilder, cutoff: string | number) => void;
+  /** Primary key used to delete in batches, one column or several; default `id`. */
+  key?: string | string[];
 }
 
 export interface RetentionResult {
@@ -39,13 +41,14 @@ export async function applyRetention(
   const results: RetentionResult[] = [];
   for (const rule of rules) {
     const key = rule.key ?? 'id';
-    const cutoff = o.now - rule.maxAgeMs;
+    const cutoffMs = o.now - rule.maxAgeMs;
+    const cutoff = rule.cutoffValue ? rule.cutoffValue(cutoffMs) : cutoffMs;
     let deleted = 0;
     for (;;) {
       o.signal?.throwIfAborted();
       const batch = db(rule.table).select(key).where(rule.column, '<', cutoff).limit(batchSize);
-      if (rule.where) batch.where(rule.where);
-      const n = await db(rule.table).whereIn(key, batch).del();
+      if (rule.where) batch.where((q) => rule.where!(q, cutoff));
+      const n = await db(rule.table).whereIn(key as string & string[], batch).del();
       deleted += n;
       if (n < batchSize) break;
       await new Promise((r) => setImmediate(r));

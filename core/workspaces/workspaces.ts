@@ -3,6 +3,7 @@ import { Conflict, NotFound, ValidationFailed, WorkspaceLimitReached, isUuid, ne
 import type { Schemas } from '../contract/index.ts';
 import { memberJoined, workspaceLimitReached, type Actor } from '../activity/index.ts';
 import type { Caller, WorkspaceRow } from '../access/index.ts';
+import { deleteSearchData } from '../search-data/index.ts';
 import { slugify } from './slug.ts';
 import { workspaceFieldErrors } from './validate.ts';
 
@@ -144,8 +145,9 @@ export async function updateWorkspace(db: DbOrTrx, id: string, input: WorkspaceP
 
 /**
  * Deletes the workspace and its data: memberships, bound keys, deploys, checks, crawls, events,
- * webhooks and logs cascade with the foreign keys. Its security activity rows stay (they keep
- * account_id, so the account's users can still read them); its other activity rows go.
+ * webhooks and logs cascade with the foreign keys; search data (no foreign key on its rows, see
+ * its migration) is deleted here. Its security activity rows stay (they keep account_id, so the
+ * account's users can still read them); its other activity rows go.
  */
 export async function deleteWorkspace(db: DbOrTrx, id: string): Promise<void> {
   if (!isUuid(id)) throw new NotFound();
@@ -153,5 +155,6 @@ export async function deleteWorkspace(db: DbOrTrx, id: string): Promise<void> {
     const n = await Workspace.query(trx).deleteById(id);
     if (n === 0) throw new NotFound();
     await Activity.query(trx).where({ workspace_id: id }).whereNot({ kind: 'security' }).delete();
+    await deleteSearchData(trx, id);
   });
 }
