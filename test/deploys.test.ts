@@ -2,6 +2,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
+import { createWebhook } from '../core/webhooks/index.ts';
 
 after(dropCreatedDatabases);
 
@@ -140,9 +141,12 @@ for (const engine of engines()) {
       assert.equal(rows.length, 2);
     });
 
-    it('50 concurrent identical requests leave exactly one deploy', async () => {
+    it('50 concurrent identical requests leave exactly one deploy, one check, one crawl, two jobs and one event', async () => {
+      // A workspace with an active webhook, so the deploy.recorded event is written.
+      const workspaceId = await api.workspace(o);
+      await createWebhook(api.db, { workspaceId, url: 'https://127.0.0.1:9/hook', events: ['deploy.recorded'] }, { allowPrivateNetwork: true });
       const s = sha();
-      const results = await Promise.all(Array.from({ length: 50 }, () => post({ commitSha: s, workspaceId: o.workspaceId })));
+      const results = await Promise.all(Array.from({ length: 50 }, () => post({ commitSha: s, workspaceId })));
       assert.ok(results.every((r) => r.status === 201), results.map((r) => r.status).join(','));
       assert.equal(new Set(results.map((r) => r.body.id)).size, 1);
       const rows = await api.db('deploys').where({ commit_sha: s });
@@ -153,6 +157,32 @@ for (const engine of engines()) {
       assert.equal(jobs.length, 2);
       const events = await api.db('events').where({ type: 'deploy.recorded' }).andWhere('data', 'like', `%${s}%`);
       assert.equal(events.length, 1);
+      assert.equal((await api.db('jobs').where({ dedupe_key: `webhook_fanout:${events[0].id}` })).length, 1);
+    });
+
+    it('50 concurrent requests moving one deploy to the same new time reschedule its check and crawl once', async () => {
+      const workspaceId = await api.workspace(o);
+      const s = sha();
+      const first = await post({ commitSha: s, workspaceId, deployedAt: '2026-01-01T00:00:00Z' });
+      const later = new Date(Date.now() + 3_600_000).toISOString();
+      const results = await Promise.all(Array.from({ length: 50 }, () => post({ commitSha: s, workspaceId, deployedAt: later })));
+      assert.ok(results.every((r) => r.status === 201 && r.body.id === first.body.id));
+      const { checks, crawls, jobs } = await jobsFor(first.body.id);
+      assert.equal(checks.length, 1, 'the queued check moved, not duplicated');
+      assert.equal(crawls.length, 1);
+      assert.equal(jobs.length, 2);
+      assert.equal(Number(checks[0].scheduled_at), Date.parse(later) + 120_000);
+      assert.equal(Number(jobs.find((j) => j.kind === 'site_crawl')!.run_at), Date.parse(later) + 300_000);
+    });
+
+    it('a deploy of a workspace without an active webhook writes no event and no fan-out job', async () => {
+      const workspaceId = await api.workspace(o);
+      const res = await post({ commitSha: sha(), workspaceId });
+      assert.equal(res.status, 201);
+      assert.equal((await api.db('events').where({ workspace_id: workspaceId })).length, 0);
+      assert.equal((await api.db('jobs').where('kind', 'webhook_fanout').andWhere('payload', 'like', `%${res.body.id}%`)).length, 0);
+      const { jobs } = await jobsFor(res.body.id);
+      assert.equal(jobs.length, 2, 'the check and the crawl are queued all the same');
     });
 
     it('a new production deploy queues a check at +120 s and a crawl at +300 s, recorded as queued', async () => {

@@ -1,10 +1,11 @@
 // The database: connections, transactions, migrations, models and the shared SQL helpers.
 export { createDb, bindModels, isPostgres, dbClientOf, type Db, type DbOrTrx, type DbOptions } from './connection.ts';
-export { withTransaction } from './transaction.ts';
+export { withTransaction, withGroupedTransaction } from './transaction.ts';
 export { isDatabaseUnavailable, isRetryableConflict } from './unavailable.ts';
 export { migrateLatest } from './migrate.ts';
 export { rawRows } from './sql.ts';
-export { preparedRows } from './prepared.ts';
+export { directStatements, type Statements } from './direct.ts';
+export { preparedRows, preparedPgRows } from './prepared.ts';
 export { applyRetention, DAY_MS, HOUR_MS, type RetentionRule, type RetentionResult } from './retention.ts';
 export { isUniqueViolation } from './unique.ts';
 export * from './models/index.ts';

@@ -16,12 +16,18 @@ export interface EventData {
   'site_crawl.regression': Schemas['SiteCrawlRegressionData'];
 }
 
+async function hasActiveWebhook(trx: DbOrTrx, workspaceId: string): Promise<boolean> {
+  return (await trx('webhooks').where({ workspace_id: workspaceId, active: true }).first('id')) !== undefined;
+}
+
 /**
  * Writes a domain event to the outbox inside the caller's transaction, so the event exists
  * exactly when the change it describes does. Delivery to webhooks happens later, in the worker.
  * `idempotencyKey` names the fact the event reports (e.g. `site_check.completed:<check id>`):
- * a job that runs twice writes its event once. Returns the event's id, or null when an event
- * with the key already exists.
+ * a job that runs twice writes its event once. The outbox serves webhooks only, so a workspace
+ * without an active webhook (most have none) gets no event: nobody would receive it, and a
+ * webhook created or resumed later receives the events from then on. Returns the event's id, or
+ * null when nothing was written (no active webhook, or an event with the key exists).
  */
 export async function recordEvent<T extends EventType>(
   trx: DbOrTrx,
@@ -30,6 +36,7 @@ export async function recordEvent<T extends EventType>(
   data: EventData[T],
   opts: { idempotencyKey?: string } = {},
 ): Promise<string | null> {
+  if (!(await hasActiveWebhook(trx, workspaceId))) return null;
   const id = newId();
   const row = {
     id,

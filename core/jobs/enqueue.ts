@@ -1,9 +1,9 @@
-import { isPostgres, type DbOrTrx, rawRows } from '../db/index.ts';
+import { type DbOrTrx, rawRows } from '../db/index.ts';
 import { nowMs, newId } from '../platform/index.ts';
 import { retryPolicy, type JobKind, type JobPayloads } from './kinds.ts';
+import { wakeWorkersAfterCommit } from './wake.ts';
 
-/** The NOTIFY channel workers LISTEN on (PostgreSQL). */
-export const JOBS_CHANNEL = 'sitehealth_jobs';
+export { JOBS_CHANNEL } from './channel.ts';
 
 export interface EnqueueOptions {
   /** Epoch ms; default now. */
@@ -33,8 +33,8 @@ export interface EnqueueResult {
 
 /**
  * Add a job inside the caller's transaction, so the job commits or rolls back with the rows it
- * is about. On PostgreSQL a due job also sends `pg_notify` in the same statement: listening
- * workers wake when (and only if) it commits.
+ * is about. On PostgreSQL a due job wakes listening workers once (and only if) it commits
+ * (see wake.ts).
  */
 export function enqueue<K extends JobKind>(trx: DbOrTrx, kind: K, payload: JobPayloads[K], options: EnqueueOptions = {}): Promise<EnqueueResult> {
   return enqueueKind(trx, kind, payload, options);
@@ -68,14 +68,9 @@ export async function enqueueKind(trx: DbOrTrx, kind: string, payload: unknown, 
   }
   sql += ' RETURNING id';
   const bindings: unknown[] = values;
-  // PostgreSQL, job due now: NOTIFY in the same statement (one round trip), and only when a
-  // row was inserted or moved. Delivered when the caller's transaction commits, never if it
-  // rolls back. Future jobs are found by the workers' poll.
-  if (runAt <= now && isPostgres(trx)) {
-    sql = `WITH j AS (${sql}) SELECT j.id, pg_notify(?, ?) FROM j`;
-    bindings.push(JOBS_CHANNEL, kind);
-  }
   const rows = await rawRows<{ id: string }>(trx, sql, bindings);
+  // Future jobs are found by the workers' poll.
+  if (rows.length && runAt <= now) wakeWorkersAfterCommit(trx);
   if (rows.length) return { id: rows[0].id, outcome: rows[0].id === id ? 'inserted' : 'replaced' };
   const existing = (await trx('jobs')
     .select('id')
