@@ -1161,7 +1161,9 @@ export interface components {
          *     (`active: false`, pending retries cancelled, a `webhook.paused` activity row) when the streak is at least
          *     5 attempts (`WEBHOOK_PAUSE_AFTER_FAILURES`) and at least 24 hours old
          *     (`WEBHOOK_PAUSE_AFTER_HOURS`), or at once when the receiver answers `410 Gone`. `active: true`
-         *     brings it back with `failureCount` 0; cancelled retries are not resumed.
+         *     brings it back with `failureCount` 0; cancelled retries are not resumed. A webhook receives
+         *     the events that happen while it is active: none from before it was created, and none from
+         *     while it was paused (they are not queued for later).
          *
          *     **Addresses**: `url` must be https on a public host, checked when it is set (no IP literal in a
          *     non-public range, no `localhost`, `*.local`, `*.internal` or single-label name) and again at
