@@ -104,7 +104,7 @@ WITH up AS (
   INSERT INTO deploys (id, workspace_id, commit_sha, environment, ref, message, source, deployed_at, changes, created_at, updated_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
   ON CONFLICT (workspace_id, environment, commit_sha) DO NOTHING
-  RETURNING *
+  RETURNING id, workspace_id
 ),
 created AS (SELECT * FROM up WHERE $4::varchar = '${PRODUCTION}'),
 chk AS (
@@ -136,9 +136,10 @@ fan AS (
   SELECT $23::uuid, 'webhook_fanout', $24::text, 'queued', $10::bigint, 0, $25::int, 'webhook_fanout:' || id, $10::bigint, $10::bigint FROM ev
   RETURNING id
 )
-SELECT up.*, (SELECT count(*) FROM jb)::int AS scheduled, (SELECT count(*) FROM fan)::int AS fanned_out FROM up`;
+SELECT (SELECT count(*) FROM jb)::int AS scheduled, (SELECT count(*) FROM fan)::int AS fanned_out FROM up`;
 
-type RecordRow = Record<string, unknown> & { scheduled: number; fanned_out: number };
+// The inserted row is exactly the plan's, so only the counts come back (not the 1 KB row to parse).
+type RecordRow = { scheduled: number; fanned_out: number };
 
 /** A new deploy in one statement (RECORD_SQL); null when it exists already. */
 async function createInOneStatement(db: DbOrTrx, p: Plan): Promise<RecordResult | null> {
@@ -148,7 +149,8 @@ async function createInOneStatement(db: DbOrTrx, p: Plan): Promise<RecordResult 
   const crawlId = newId();
   const eventId = newId();
   // The event describes the deploy as created; it is written only when this call creates it.
-  const eventData = JSON.stringify({ deploy: deployToApi(Deploy.fromJson(f, { skipValidation: true })) });
+  const deploy = Deploy.fromJson(f, { skipValidation: true });
+  const eventData = JSON.stringify({ deploy: deployToApi(deploy) });
   const rows = await preparedPgRows<RecordRow>(db, 'record_deploy', RECORD_SQL, [
     f.id,
     f.workspace_id,
@@ -177,9 +179,9 @@ async function createInOneStatement(db: DbOrTrx, p: Plan): Promise<RecordResult 
     retryPolicy('webhook_fanout').maxAttempts,
   ]);
   if (rows.length === 0) return null;
-  const { scheduled, fanned_out: fannedOut, ...columns } = rows[0];
+  const { scheduled, fanned_out: fannedOut } = rows[0];
   if (fannedOut > 0 || (scheduled > 0 && Math.min(checkAt, crawlAt) <= p.now)) wakeWorkersAfterCommit(db);
-  return { deploy: Deploy.fromDatabaseJson(columns), created: true, scheduled: scheduled > 0 ? { checkId, crawlId } : null };
+  return { deploy, created: true, scheduled: scheduled > 0 ? { checkId, crawlId } : null };
 }
 
 const INSERT_DEPLOY = `INSERT INTO deploys (id, workspace_id, commit_sha, environment, ref, message, source, deployed_at, changes, created_at, updated_at)
