@@ -51,7 +51,7 @@ import {
 } from './lib/harness.ts';
 import { importPeers, preparePeers, type PeerLib, type PeerLoad, type PeerSchema } from './lib/peers.ts';
 
-const TARGETS = { ofBare: 0.6, ofLhci: 1.5, p99OfBare: 1.5, sqliteOfBare: 0.6, listP99: 1.5 };
+const TARGETS = { ofBare: 0.6, ofLhci: 1.5, p99OfBare: 1.5, sqliteOfBare: 0.6, listP99: 1.5, limitCost: 0.1 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const PARTS = (process.env.BENCH_PARTS || 'post,list').split(',');
 const LIST_LIMIT = 50;
@@ -173,11 +173,11 @@ function descendants(pid: number): Array<{ pid: number; cmd: string }> {
 }
 
 /** sitehealth under `npm start` (server + worker), on a port of its own; resolves when /ready answers. */
-async function startSitehealth(databaseUrl: string): Promise<{ url: string; pids: Record<string, number>; stop(): Promise<void>; output(): string }> {
+async function startSitehealth(databaseUrl: string, extraEnv: Record<string, string>): Promise<{ url: string; pids: Record<string, number>; stop(): Promise<void>; output(): string }> {
   const port = 20000 + crypto.randomInt(20000);
   const child: ChildProcess = spawn('npm', ['start'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
@@ -296,10 +296,15 @@ async function measureLhci(lib: PeerLib): Promise<PeerLoad> {
   }
 }
 
-async function measureSitehealth(lib: PeerLib, scratch: Scratch, engine: Engine): Promise<PeerLoad> {
+// The load sends one key's requests far past the default limit (6,000 a minute), so the limit is
+// raised out of reach: every request is still counted (the cost measured), none is refused.
+const LIMITS_ON = { RATE_LIMIT_PER_MINUTE: '1000000000' };
+const LIMITS_OFF = { RATE_LIMIT_PER_MINUTE: '0' };
+
+async function measureSitehealth(lib: PeerLib, scratch: Scratch, engine: Engine, env: Record<string, string> = LIMITS_ON): Promise<PeerLoad> {
   const s = await scratch.create(engine);
   const owner = await createOwner(s.db, 'deploys');
-  const app = await startSitehealth(s.url);
+  const app = await startSitehealth(s.url, env);
   try {
     const target: Target = { method: 'POST', path: '/v1/deploys', headers: { 'x-api-key': owner.apiKey }, body: deployBody(owner.workspaceId) };
     await probe(app.url, target, 201);
@@ -326,6 +331,8 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
+const NO_LIMITS = 'the same with rate limits off (`RATE_LIMIT_PER_MINUTE=0`), for their cost';
+
 async function benchPost(scratch: Scratch): Promise<{ rows: PostRow[]; lines: string[] }> {
   preparePeers();
   const { lib, schema } = await importPeers();
@@ -335,10 +342,12 @@ async function benchPost(scratch: Scratch): Promise<{ rows: PostRow[]; lines: st
     cases.push({ case: 'bare Koa route, upsert + job in one transaction (peers `server-koa.mjs pg-tx-job`)', engine: 'postgres', run: () => measureBarePg(lib, schema) });
     cases.push({ case: 'Lighthouse CI server 0.15.1, `POST /v1/projects/:id/builds` (peers `server-lhci.mjs`)', engine: 'postgres', run: () => measureLhci(lib) });
     cases.push({ case: 'sitehealth `POST /v1/deploys` under `npm start`, production, 5 changes', engine: 'postgres', run: () => measureSitehealth(lib, scratch, 'postgres') });
+    cases.push({ case: NO_LIMITS, engine: 'postgres', run: () => measureSitehealth(lib, scratch, 'postgres', LIMITS_OFF) });
   }
   if (engines.includes('sqlite')) {
     cases.push({ case: 'bare Koa route, upsert + job in one transaction, on SQLite (`bench/peers/server-koa-sqlite-tx-job.mjs`)', engine: 'sqlite', run: () => measureBareSqlite(lib, schema) });
     cases.push({ case: 'sitehealth `POST /v1/deploys` under `npm start`, production, 5 changes', engine: 'sqlite', run: () => measureSitehealth(lib, scratch, 'sqlite') });
+    cases.push({ case: NO_LIMITS, engine: 'sqlite', run: () => measureSitehealth(lib, scratch, 'sqlite', LIMITS_OFF) });
   }
   const rows: PostRow[] = cases.map((c) => ({ case: c.case, engine: c.engine, rounds: [] }));
   for (let round = 1; round <= ROUNDS; round++) {
@@ -356,7 +365,7 @@ async function benchPost(scratch: Scratch): Promise<{ rows: PostRow[]; lines: st
   const lines = [
     '## POST /v1/deploys vs the bare route and Lighthouse CI',
     '',
-    `Measured with the peers' own load generator (\`../shared/peers/lib.mjs\` \`load\`: autocannon ${lib.versions(['autocannon']).autocannon}, ${lib.CONNECTIONS} connections, ${lib.WARMUP_S} s warm-up, ${lib.DURATION_S} s window, percentiles from per-response timings, a window re-measured when other work used more than 0.3 cores). Every server starts for its measurement on an empty database; the cases take turns, ${ROUNDS} round(s). sitehealth runs as \`npm start\` does (migrations, then the server and an idle worker as child processes, request logging on, LOG_LEVEL=info to a pipe). Its body is a new production deploy with 5 changes (about 1 KB); the peers send their own bodies (about 320 bytes). sitehealth's request is authenticated (API key, role) and validated against the OpenAPI schema, and records the deploy, a site check and a crawl with their two jobs, and the \`deploy.recorded\` event with its fan-out job; the bare route records the deploy and one job.`,
+    `Measured with the peers' own load generator (\`../shared/peers/lib.mjs\` \`load\`: autocannon ${lib.versions(['autocannon']).autocannon}, ${lib.CONNECTIONS} connections, ${lib.WARMUP_S} s warm-up, ${lib.DURATION_S} s window, percentiles from per-response timings, a window re-measured when other work used more than 0.3 cores). Every server starts for its measurement on an empty database; the cases take turns, ${ROUNDS} round(s). sitehealth runs as \`npm start\` does (migrations, then the server and an idle worker as child processes, request logging on, LOG_LEVEL=info to a pipe, rate limits counted with the limit out of the load's reach; the last sitehealth row of each engine turns them off). Its body is a new production deploy with 5 changes (about 1 KB); the peers send their own bodies (about 320 bytes). sitehealth's request is authenticated (API key, role) and validated against the OpenAPI schema, and records the deploy, a site check and a crawl with their two jobs, and the \`deploy.recorded\` event with its fan-out job; the bare route records the deploy and one job.`,
     '',
     '| engine | case | 2xx/s (median) | p50 (ms) | p99 (ms) | server cores | postgres cores | 2xx/s by round |',
     '|---|---|---:|---:|---:|---:|---:|---|',
@@ -366,6 +375,13 @@ async function benchPost(scratch: Scratch): Promise<{ rows: PostRow[]; lines: st
     '',
   ];
   const find = (engine: Engine, prefix: string) => rows.find((r) => r.engine === engine && r.case.startsWith(prefix));
+  const limitCost = (engine: Engine, name: string) => {
+    const on = find(engine, 'sitehealth');
+    const off = find(engine, NO_LIMITS);
+    if (!on || !off) return;
+    const cost = 1 - ok(on) / ok(off);
+    lines.push(`- ${name}, cost of rate limiting (2xx/s with limits counted against 2xx/s with them off): ${pct(cost)} (target under ${pct(TARGETS.limitCost)}; by round ${on.rounds.map((x, i) => pct(1 - x.ok_per_s / off.rounds[i].ok_per_s)).join(' / ')}): ${cost < TARGETS.limitCost ? 'met' : 'MISSED'}`);
+  };
   const byRound = (a: PostRow, b: PostRow, f: (x: PeerLoad) => number) => a.rounds.map((x, i) => (f(x) / f(b.rounds[i])).toFixed(2)).join(' / ');
   const ours = find('postgres', 'sitehealth');
   const bare = find('postgres', 'bare');
@@ -378,6 +394,8 @@ async function benchPost(scratch: Scratch): Promise<{ rows: PostRow[]; lines: st
     lines.push(`- PostgreSQL, 2xx/s of Lighthouse CI's: ${ofLhci.toFixed(2)}x (target ${TARGETS.ofLhci}x; by round ${byRound(ours, lhci, (x) => x.ok_per_s)}): ${ofLhci >= TARGETS.ofLhci ? 'met' : 'MISSED'}`);
     lines.push(`- PostgreSQL, p99 against the bare route's: ${p99Ratio.toFixed(2)}x (target at most ${TARGETS.p99OfBare}x; by round ${byRound(ours, bare, (x) => x.p99_ms)}): ${p99Ratio <= TARGETS.p99OfBare ? 'met' : 'MISSED'}`);
   }
+  limitCost('postgres', 'PostgreSQL');
+  limitCost('sqlite', 'SQLite');
   const oursS = find('sqlite', 'sitehealth');
   const bareS = find('sqlite', 'bare');
   if (oursS && bareS) {

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { isDatabaseUnavailable, type Db } from '../core/db/index.ts';
 import { DomainError, NotFound, ServiceUnavailable, ValidationFailed, isUuid, nowMs, type Config } from '../core/platform/index.ts';
 import { describeFieldErrors, documentText, listOperations, toFieldErrors, type Operation } from '../core/contract/index.ts';
-import { WorkspaceGuard, authenticateKey, bindingAllows, looksLikeKey, type AuthContext, type VisibleWorkspace, type WorkspaceHint } from '../core/access/index.ts';
+import { RATE_LIMIT_WINDOW_MS, RateLimiter, WorkspaceGuard, authenticateKey, bindingAllows, looksLikeKey, type AuthContext, type VisibleWorkspace, type WorkspaceHint } from '../core/access/index.ts';
 import { compileValidators } from './validation.ts';
 import { problem, sendProblem } from './problem.ts';
 import { ClientAborted, NO_BODY, bodyRequired, parseJsonBody, readBodyText, tryParseJson } from './body.ts';
@@ -65,6 +65,8 @@ export function createApp(opts: AppOptions): Koa {
   const validators = compileValidators(ops);
   const docJson = documentText();
   const docTag = etag(docJson);
+  const limiter = config.rateLimitPerMinute > 0 ? new RateLimiter(db, config.rateLimitPerMinute) : null;
+  const policy = `${config.rateLimitPerMinute};w=${RATE_LIMIT_WINDOW_MS / 1000}`;
 
   const app = new Koa({ proxy: false });
   const router = new Router();
@@ -191,6 +193,19 @@ export function createApp(opts: AppOptions): Koa {
     const { auth, prefetched } = authenticated;
     state.auth = auth;
     state.named = prefetched;
+    if (limiter) {
+      // Every authenticated request counts, whatever it answers; the headers go on all of them.
+      const limit = await limiter.take(auth.keyId);
+      ctx.set('ratelimit-limit', String(limit.limit));
+      ctx.set('ratelimit-remaining', String(limit.remaining));
+      ctx.set('ratelimit-reset', String(limit.resetSeconds));
+      ctx.set('ratelimit-policy', policy);
+      if (!limit.allowed) {
+        ctx.set('retry-after', String(limit.resetSeconds));
+        sendProblem(ctx, problem(429, 'rate_limited', 'Too many requests', `This API key may make ${limit.limit} requests a minute; retry in ${limit.resetSeconds} s.`));
+        return;
+      }
+    }
     if (op.scope && !(auth.scopes as string[]).includes(op.scope)) {
       throw new DomainError(403, 'insufficient_scope', 'Insufficient scope', `This operation needs the "${op.scope}" scope.`);
     }

@@ -15,3 +15,4 @@ export {
 } from './authenticate.ts';
 export { visibleWorkspace, visibleWorkspaceIds, bindingAllows, type Caller, type VisibleWorkspace, type WorkspaceRow } from './visibility.ts';
 export { WorkspaceGuard } from './guard.ts';
+export { RateLimiter, RATE_LIMIT_WINDOW_MS, rateLimitRetention, type RateLimitDecision } from './rate-limits.ts';

@@ -28,6 +28,8 @@ export interface Config {
   crawlDelayMs: number;
   /** One request of a check or crawl, everything included (lookups, redirects, body), ms. */
   fetchTimeoutMs: number;
+  /** Requests one API key may make per minute, counted across every API process; 0: no limit. */
+  rateLimitPerMinute: number;
   /** HTTP server limits (see server/server.ts). */
   http: {
     headersTimeoutMs: number;
@@ -74,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     crawlConcurrency: Math.max(1, int(env, 'CRAWL_CONCURRENCY', 4)),
     crawlDelayMs: int(env, 'CRAWL_DELAY_MS', 10),
     fetchTimeoutMs: Math.max(100, int(env, 'FETCH_TIMEOUT_MS', 15_000)),
+    rateLimitPerMinute: Math.floor(int(env, 'RATE_LIMIT_PER_MINUTE', 6000)),
     http: {
       headersTimeoutMs: Math.max(100, int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000)),
       requestTimeoutMs: Math.max(100, int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000)),
