@@ -128,7 +128,8 @@ for (const engine of engines()) {
     test('kill -9 in the middle of a job: another worker runs it after the lease expires, once', async () => {
       const a = startWorker(url);
       await a.ready;
-      const { id } = await enqueueKind(db, 'test_record', { sleepMs: 2000 });
+      // Long enough that a is still in the job when b has started, on a machine busy with other tests.
+      const { id } = await enqueueKind(db, 'test_record', { sleepMs: 6000 });
       await waitFor('job started on a', async () => (await count(db, { job_id: id, phase: 'start', pid: a.pid })) === 1);
       const b = startWorker(url);
       await b.ready;

@@ -1,4 +1,4 @@
-import { isPostgres, preparedPgRows, rawRows, type Db, type RetentionRule } from '../db/index.ts';
+import { isDatabaseUnavailable, isPostgres, preparedPgRows, type Db, type RetentionRule } from '../db/index.ts';
 import { HOUR_MS } from '../db/index.ts';
 import { nowMs } from '../platform/index.ts';
 
@@ -26,8 +26,15 @@ interface KeyWindow {
   counted: number;
   /** The shared count has no room left in this window, not even for one request. */
   spent: boolean;
+  /** The database could not count (busy or unreachable): requests go uncounted until then. */
+  uncountedUntil: number;
   claim: Promise<void> | null;
 }
+
+/** How long a claim waits for SQLite's write lock before the request goes ahead uncounted. */
+const CLAIM_WAIT_MS = 200;
+/** After a failed claim, how long requests go ahead without trying again. */
+const UNCOUNTED_MS = 1000;
 
 const CLAIM = `INSERT INTO rate_limit_windows (key_id, window_start, count) VALUES (?, ?, ?)
   ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_limit_windows.count + excluded.count
@@ -48,6 +55,11 @@ const CLAIM_PG = CLAIM.replace(/\?/g, ((n) => () => `$${++n}`)(0));
  * (bounded by the eighth), so a key spread over several processes may be refused a little before
  * the limit; `RateLimit-Remaining` is this process's view: exact with one process, an
  * underestimate by what other processes hold with several.
+ *
+ * When the database cannot count (SQLite's write lock held past a short wait, PostgreSQL
+ * unreachable), requests are not refused for that: they go ahead uncounted for a second, and
+ * then stand or fall by their own use of the database. A limit protects the service; it must
+ * not be the reason reads fail while a long write holds the lock.
  */
 export class RateLimiter {
   private readonly windows = new Map<string, KeyWindow>();
@@ -70,6 +82,7 @@ export class RateLimiter {
         return this.decision(true, w, now);
       }
       if (w.spent) return this.decision(false, w, now);
+      if (w.uncountedUntil > now) return this.decision(true, w, now);
       await (w.claim ??= this.claim(keyId, w));
     }
   }
@@ -82,7 +95,7 @@ export class RateLimiter {
     }
     let w = this.windows.get(keyId);
     if (!w || w.window !== window) {
-      w = { window, tokens: 0, counted: 0, spent: false, claim: null };
+      w = { window, tokens: 0, counted: 0, spent: false, uncountedUntil: 0, claim: null };
       this.windows.set(keyId, w);
     }
     return w;
@@ -111,6 +124,9 @@ export class RateLimiter {
       }
       w.tokens += chunk;
       w.counted = count;
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      w.uncountedUntil = nowMs() + UNCOUNTED_MS;
     } finally {
       w.claim = null;
     }
@@ -121,7 +137,7 @@ export class RateLimiter {
     const values = [keyId, window, n, this.limit];
     const rows = isPostgres(this.db)
       ? await preparedPgRows<{ count: number }>(this.db, 'rate_limit_claim', CLAIM_PG, values)
-      : await rawRows<{ count: number }>(this.db, CLAIM, values);
+      : ((await this.db.raw(CLAIM, values).options({ busyWaitMs: CLAIM_WAIT_MS })) as Array<{ count: number }>);
     return rows.length > 0 ? Number(rows[0].count) : null;
   }
 
