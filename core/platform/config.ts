@@ -28,6 +28,13 @@ export interface Config {
   crawlDelayMs: number;
   /** One request of a check or crawl, everything included (lookups, redirects, body), ms. */
   fetchTimeoutMs: number;
+  /**
+   * METRICS_TOKEN: when set, `GET /metrics` (API server and worker) needs
+   * `Authorization: Bearer <token>`; when null, only loopback clients may read it.
+   */
+  metricsToken: string | null;
+  /** METRICS_HOST: where the worker's metrics listener binds (the API serves /metrics on its own port). */
+  metricsHost: string;
   /** HTTP server limits (see server/server.ts). */
   http: {
     headersTimeoutMs: number;
@@ -43,6 +50,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
   return n;
+}
+
+/** A bearer token as a header can carry it: printable ASCII, no spaces. */
+function token(env: NodeJS.ProcessEnv, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  if (!/^[\x21-\x7e]+$/.test(raw)) throw new Error(`${name} must be printable ASCII without spaces`);
+  return raw;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -74,6 +89,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     crawlConcurrency: Math.max(1, int(env, 'CRAWL_CONCURRENCY', 4)),
     crawlDelayMs: int(env, 'CRAWL_DELAY_MS', 10),
     fetchTimeoutMs: Math.max(100, int(env, 'FETCH_TIMEOUT_MS', 15_000)),
+    metricsToken: token(env, 'METRICS_TOKEN'),
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
     http: {
       headersTimeoutMs: Math.max(100, int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000)),
       requestTimeoutMs: Math.max(100, int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000)),
