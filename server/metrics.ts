@@ -1,5 +1,5 @@
-import { Counter, Histogram, Registry } from 'prom-client';
-import { METRIC_PREFIX, exposition } from '../core/metrics/index.ts';
+import { Counter, Histogram } from 'prom-client';
+import { METRIC_PREFIX, exposition, newRegistry } from '../core/metrics/index.ts';
 
 /** The route label of a request that matched no operation and no fixed endpoint. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -20,7 +20,7 @@ interface Series {
  * `unmatched`; never the raw path.
  */
 export class HttpMetrics {
-  readonly registry = new Registry();
+  readonly registry = newRegistry();
   private readonly requests = new Counter({
     name: `${METRIC_PREFIX}http_requests_total`,
     help: 'Requests answered, by method, route template and status.',

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Db } from '../core/db/index.ts';
 import { DEPTH_STATES, JOB_KINDS, queueDepth, type QueueDepth } from '../core/jobs/index.ts';
-import { EXPOSITION_CONTENT_TYPE, METRIC_PREFIX, MetricsUnauthorized, exposition, metricsGate } from '../core/metrics/index.ts';
+import { EXPOSITION_CONTENT_TYPE, METRIC_PREFIX, MetricsUnauthorized, exposition, metricsGate, newRegistry } from '../core/metrics/index.ts';
 import { DomainError, NotFound, nowMs, problem, problemOf, safeErrorText, type ProblemDocument } from '../core/platform/index.ts';
 import type { DeliveryOutcome } from '../core/webhooks/index.ts';
 import type { JobMetrics, JobOutcome } from './runner.ts';
@@ -28,7 +28,7 @@ export interface WorkerMetricsOptions {
  * the queue's depth, read from the database when Prometheus scrapes.
  */
 export class WorkerMetrics implements JobMetrics {
-  readonly registry = new Registry();
+  readonly registry = newRegistry();
   private readonly o: Required<WorkerMetricsOptions>;
   /** The depth statement in flight: one at a time, however many scrapes wait for it. */
   private reading: Promise<QueueDepth[]> | null = null;

@@ -22,7 +22,16 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
-/** The exposition text of the process metrics followed by `own`'s. */
+/**
+ * A registry for one listener's own metrics. Creating it starts the process metrics too: their
+ * CPU counters count from their creation, which must not wait for the first scrape.
+ */
+export function newRegistry(): Registry {
+  processMetrics();
+  return new Registry();
+}
+
+/** The exposition text of the process metrics followed by `own`'s (made by newRegistry). */
 export async function exposition(own: Registry): Promise<string> {
   const [proc, mine] = await Promise.all([processMetrics().metrics(), own.metrics()]);
   return proc + mine;
