@@ -9,10 +9,12 @@ import { DomainError, NotFound, ServiceUnavailable, ValidationFailed, isUuid, no
 import { describeFieldErrors, documentText, listOperations, toFieldErrors, type Operation } from '../core/contract/index.ts';
 import { RATE_LIMIT_WINDOW_MS, RateLimiter, WorkspaceGuard, authenticateKey, bindingAllows, looksLikeKey, type AuthContext, type VisibleWorkspace, type WorkspaceHint } from '../core/access/index.ts';
 import { compileValidators } from './validation.ts';
-import { problem, sendProblem } from './problem.ts';
+import { problem, problemOf, sendProblem } from './problem.ts';
 import { ClientAborted, NO_BODY, bodyRequired, parseJsonBody, readBodyText, tryParseJson } from './body.ts';
 import { etag, serveDocs, serveVersioned } from './docs.ts';
 import { discardRequestLog, type RequestLogSink } from './request-log.ts';
+import { EXPOSITION_CONTENT_TYPE, MetricsUnauthorized, metricsGate } from '../core/metrics/index.ts';
+import { HttpMetrics } from './metrics.ts';
 import type { HandlerContext, HandlerMap, OperationId } from './handler-types.ts';
 
 export interface AppOptions {
@@ -67,6 +69,8 @@ export function createApp(opts: AppOptions): Koa {
   const docTag = etag(docJson);
   const limiter = config.rateLimitPerMinute > 0 ? new RateLimiter(db, config.rateLimitPerMinute) : null;
   const policy = `${config.rateLimitPerMinute};w=${RATE_LIMIT_WINDOW_MS / 1000}`;
+  const metrics = new HttpMetrics();
+  const allowMetrics = metricsGate(config.metricsToken);
 
   const app = new Koa({ proxy: false });
   const router = new Router();
@@ -95,7 +99,7 @@ export function createApp(opts: AppOptions): Koa {
     } catch (err) {
       if (err instanceof DomainError) {
         if (err instanceof ServiceUnavailable) ctx.set('retry-after', String(err.retryAfterSeconds));
-        sendProblem(ctx, problem(err.status, err.code, err.title, err.message, err.errors));
+        sendProblem(ctx, problemOf(err));
       } else if (isDatabaseUnavailable(err)) {
         // Busy past the bounded wait, or unreachable: the transaction rolled back or never began.
         log.warn({ requestId: state.requestId, method: ctx.method, route: state.route, err }, 'database unavailable');
@@ -115,7 +119,9 @@ export function createApp(opts: AppOptions): Koa {
 
   function finish(ctx: Context): void {
     const state = ctx.state as State;
-    const durationMs = Math.round(performance.now() - state.startedAt);
+    const elapsedMs = performance.now() - state.startedAt;
+    metrics.observe(ctx.method, state.route, ctx.status, elapsedMs / 1000);
+    const durationMs = Math.round(elapsedMs);
     log.info({ requestId: state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs }, 'request');
     if (!ctx.path.startsWith('/v1/') || state.route === '/v1/logs') return;
     const auth = state.auth;
@@ -138,15 +144,31 @@ export function createApp(opts: AppOptions): Koa {
     });
   }
 
-  // Unauthenticated endpoints outside /v1.
+  // Endpoints outside /v1, without API keys. Each names its own route for the metrics; what
+  // matches none of them stays `unmatched`.
   app.use(async (ctx, next) => {
     if (ctx.path.startsWith('/v1/') || ctx.path === '/v1') return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new NotFound();
+    const state = ctx.state as State;
     if (ctx.path === '/health') {
+      state.route = '/health';
       ctx.body = { status: 'ok' };
       return;
     }
+    if (ctx.path === '/metrics') {
+      state.route = '/metrics';
+      try {
+        allowMetrics({ remoteAddress: ctx.req.socket.remoteAddress, authorization: ctx.get('authorization') });
+      } catch (err) {
+        if (err instanceof MetricsUnauthorized) ctx.set('www-authenticate', err.challenge);
+        throw err;
+      }
+      ctx.type = EXPOSITION_CONTENT_TYPE;
+      ctx.body = await metrics.text();
+      return;
+    }
     if (ctx.path === '/ready') {
+      state.route = '/ready';
       try {
         await db.raw('select 1');
         ctx.body = { status: 'ok' };
@@ -157,10 +179,14 @@ export function createApp(opts: AppOptions): Koa {
       return;
     }
     if (ctx.path === '/openapi.json') {
+      state.route = '/openapi.json';
       serveVersioned(ctx, 'application/json', docJson, docTag);
       return;
     }
-    if (serveDocs(ctx)) return;
+    if (serveDocs(ctx)) {
+      state.route = '/docs';
+      return;
+    }
     throw new NotFound();
   });
 

@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../core/platform/index.ts';
 // | JOB_SHUTDOWN_MS           | 25000            | SIGTERM: how long running jobs may finish        |
 // | JOB_MAINTENANCE_PERIOD_MS | 3600000          | retention and cleanup run once per period        |
 // | JOB_ASYNC_COMMIT          | 1                | PostgreSQL: queue bookkeeping without WAL flush  |
+// | WORKER_METRICS_PORT       | (off)            | serve GET /metrics there, on METRICS_HOST        |
 
 export interface WorkerConfig {
   base: Config;
@@ -18,6 +19,8 @@ export interface WorkerConfig {
   shutdownMs: number;
   maintenancePeriodMs: number;
   asyncCommit: boolean;
+  /** WORKER_METRICS_PORT: the metrics listener's port; null: no listener (the default). */
+  metricsPort: number | null;
 }
 
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
@@ -25,6 +28,14 @@ function num(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${raw}"`);
+  return n;
+}
+
+function port(env: NodeJS.ProcessEnv, name: string): number | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`${name} must be a port number from 1 to 65535, got "${raw}"`);
   return n;
 }
 
@@ -42,6 +53,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     shutdownMs: num(env, 'JOB_SHUTDOWN_MS', 25_000, 0),
     maintenancePeriodMs: num(env, 'JOB_MAINTENANCE_PERIOD_MS', 3_600_000, 1000),
     asyncCommit: env.JOB_ASYNC_COMMIT !== '0' && env.JOB_ASYNC_COMMIT !== 'false',
+    metricsPort: port(env, 'WORKER_METRICS_PORT'),
   };
 }
 

@@ -2,6 +2,7 @@ import { createDb, isPostgres } from '../core/db/index.ts';
 import { createLogger, stopGracefully } from '../core/platform/index.ts';
 import { migrateLatest } from '../core/db/index.ts';
 import { loadWorkerConfig, queueSessionUrl } from './config.ts';
+import { startMetricsListener, WorkerMetrics, type MetricsListener } from './metrics.ts';
 import { Runner } from './runner.ts';
 import { tasks } from './tasks/index.ts';
 import type { ExtraTasks } from './task.ts';
@@ -25,6 +26,14 @@ export async function runWorkerProcess(extraTasks: ExtraTasks = {}): Promise<voi
   // together queue on the migration lock), so start order does not matter.
   await migrateLatest(db);
 
+  // Only when asked for: several workers on one host would otherwise fight over one port.
+  let metrics: WorkerMetrics | undefined;
+  let listener: MetricsListener | null = null;
+  if (config.metricsPort !== null) {
+    metrics = new WorkerMetrics({ db, log: logger });
+    listener = await startMetricsListener({ metrics, host: config.base.metricsHost, port: config.metricsPort, token: config.base.metricsToken, log: logger });
+  }
+
   const runner = new Runner({
     db,
     queueDb,
@@ -37,12 +46,14 @@ export async function runWorkerProcess(extraTasks: ExtraTasks = {}): Promise<voi
     heartbeatMs: config.heartbeatMs,
     listenUrl: url,
     maintenancePeriodMs: config.maintenancePeriodMs,
+    metrics,
   });
 
   stopGracefully(
     logger,
     async () => {
       await runner.stop(config.shutdownMs);
+      await listener?.close();
       await db.destroy().catch(() => {});
       if (queueDb !== db) await queueDb.destroy().catch(() => {});
     },

@@ -18,6 +18,7 @@ import {
   type FailOutcome,
   type JobLease,
 } from '../core/jobs/index.ts';
+import type { DeliveryObserver } from '../core/webhooks/index.ts';
 import { scheduleMaintenance } from './maintenance.ts';
 import { PermanentJobError, type ExtraTasks, type TaskContext, type TaskRegistry } from './task.ts';
 
@@ -48,9 +49,20 @@ export interface RunnerOptions {
   workerId?: string;
   now?: () => number;
   random?: () => number;
+  /** Told of every claim and every attempt's end (worker/metrics.ts); absent: nothing is counted. */
+  metrics?: JobMetrics;
 }
 
 export type JobOutcome = 'done' | 'retry' | 'failed' | 'stale' | 'lease_lost' | 'released' | 'error';
+
+export interface JobMetrics {
+  /** A job was claimed `waitMs` after its run_at. */
+  claimed(kind: string, waitMs: number): void;
+  /** An attempt ended; `durationMs` is its handler's run time. */
+  finished(kind: string, outcome: JobOutcome, durationMs: number): void;
+  /** Handed to tasks as TaskContext.observeDelivery. */
+  observeDelivery: DeliveryObserver;
+}
 
 interface Running {
   job: ClaimedJob;
@@ -168,7 +180,7 @@ export class Runner {
         const seq = this.wakeSeq;
         let jobs: ClaimedJob[];
         try {
-          jobs = await claimJobs(this.q, { workerId: this.workerId, limit: free, leaseMs: this.o.leaseMs, now: this.now() });
+          jobs = await this.claim(free);
         } catch (err) {
           this.o.logger.error({ err: errorText(err) }, 'claim failed; retrying at the next poll');
           break;
@@ -180,6 +192,13 @@ export class Runner {
     } finally {
       this.claiming = false;
     }
+  }
+
+  private async claim(limit: number): Promise<ClaimedJob[]> {
+    const now = this.now();
+    const jobs = await claimJobs(this.q, { workerId: this.workerId, limit, leaseMs: this.o.leaseMs, now });
+    for (const job of jobs) this.o.metrics?.claimed(job.kind, now - job.runAt);
+    return jobs;
   }
 
   private startJob(job: ClaimedJob, claimSeq: number): Running {
@@ -212,6 +231,7 @@ export class Runner {
         logger: log,
         now: this.now,
         config: this.config,
+        observeDelivery: this.o.metrics?.observeDelivery,
       };
       await untilAborted(handler(job.payload, ctx), r.ac.signal);
     } catch (err) {
@@ -221,6 +241,7 @@ export class Runner {
     }
     const durationMs = Math.round((performance.now() - t0) * 10) / 10;
     const report = (outcome: JobOutcome, extra: Record<string, unknown> = {}) => {
+      this.o.metrics?.finished(job.kind, outcome, durationMs);
       const level = outcome === 'done' || outcome === 'retry' ? 'info' : outcome === 'released' ? 'warn' : 'error';
       log[level]({ durationMs, outcome, ...extra }, `job ${outcome}`);
     };
@@ -366,7 +387,7 @@ export class Runner {
     let n = 0;
     for (;;) {
       const free = this.o.concurrency - this.running.size;
-      const jobs = await claimJobs(this.q, { workerId: this.workerId, limit: free, leaseMs: this.o.leaseMs, now: this.now() });
+      const jobs = await this.claim(free);
       if (!jobs.length) break;
       const batch = ++this.claimSeq;
       await Promise.all(jobs.map((j) => this.startJob(j, batch).done));

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../core/db/index.ts';
 import type { Config } from '../core/platform/index.ts';
 import type { JobKind, JobPayloads } from '../core/jobs/index.ts';
+import type { DeliveryObserver } from '../core/webhooks/index.ts';
 
 export interface TaskContext {
   /** The worker's database handle (not a transaction: open one if the task needs it). */
@@ -18,6 +19,8 @@ export interface TaskContext {
   now(): number;
   /** The service's settings (CONTRACT 1.1). */
   config: Config;
+  /** Webhook deliveries report each attempt here (the worker's metrics, when they are on). */
+  observeDelivery?: DeliveryObserver;
 }
 
 /** Resolve = done. Throw = failed attempt, retried with backoff (PermanentJobError: not retried). */

@@ -1,6 +1,6 @@
 // The jobs table: enqueue (in the caller's transaction), claim, complete, fail, heartbeat,
-// release, lease recovery, cancellation, operator views and retention. One module per
-// statement, each readable on its own.
+// release, lease recovery, cancellation, operator views, retention and the queue's depth for
+// the metrics. One module per statement, each readable on its own.
 export { enqueue, enqueueKind, JOBS_CHANNEL, type EnqueueOptions, type EnqueueResult } from './enqueue.ts';
 export { wakeWorkersAfterCommit } from './wake.ts';
 export { claimJobs, PG_CLAIM, type ClaimedJob, type ClaimOptions } from './claim.ts';
@@ -26,3 +26,4 @@ export {
 } from './kinds.ts';
 export { jobStats, listJobs, getJob, retryJob, type JobStats, type JobView, type RetryResult } from './admin.ts';
 export { jobRetention } from './retention.ts';
+export { queueDepth, DEPTH_STATES, type DepthState, type QueueDepth } from './depth.ts';

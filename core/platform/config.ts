@@ -30,6 +30,13 @@ export interface Config {
   fetchTimeoutMs: number;
   /** Requests one API key may make per minute, counted across every API process; 0: no limit. */
   rateLimitPerMinute: number;
+  /**
+   * METRICS_TOKEN: when set, `GET /metrics` (API server and worker) needs
+   * `Authorization: Bearer <token>`; when null, only loopback clients may read it.
+   */
+  metricsToken: string | null;
+  /** METRICS_HOST: where the worker's metrics listener binds (the API serves /metrics on its own port). */
+  metricsHost: string;
   /** HTTP server limits (see server/server.ts). */
   http: {
     headersTimeoutMs: number;
@@ -45,6 +52,14 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
   return n;
+}
+
+/** A bearer token as a header can carry it: printable ASCII, no spaces. */
+function token(env: NodeJS.ProcessEnv, name: string): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  if (!/^[\x21-\x7e]+$/.test(raw)) throw new Error(`${name} must be printable ASCII without spaces`);
+  return raw;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -77,6 +92,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     crawlDelayMs: int(env, 'CRAWL_DELAY_MS', 10),
     fetchTimeoutMs: Math.max(100, int(env, 'FETCH_TIMEOUT_MS', 15_000)),
     rateLimitPerMinute: Math.floor(int(env, 'RATE_LIMIT_PER_MINUTE', 6000)),
+    metricsToken: token(env, 'METRICS_TOKEN'),
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
     http: {
       headersTimeoutMs: Math.max(100, int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000)),
       requestTimeoutMs: Math.max(100, int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000)),

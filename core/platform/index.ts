@@ -1,4 +1,5 @@
-// Platform pieces every domain uses: clock, ids, errors, logging, configuration, redaction.
+// Platform pieces every domain uses: clock, ids, errors, logging, configuration, redaction,
+// problem documents.
 export { nowMs, toIso, setClockOffset } from './clock.ts';
 export { newId, isUuid } from './ids.ts';
 export {
@@ -16,3 +17,4 @@ export { loadConfig, type Config } from './config.ts';
 export { redactSecrets } from './redact.ts';
 export { safeErrorText } from './error-text.ts';
 export { stopGracefully } from './shutdown.ts';
+export { problem, problemOf, type ProblemDocument } from './problem.ts';

@@ -23,7 +23,18 @@ export interface DeliverySettings {
   random?: () => number;
   /** Tests: extra trusted certificates (NODE_EXTRA_CA_CERTS works too). */
   ca?: string;
+  /** Told of every recorded attempt once its transaction committed (the worker's metrics). */
+  onAttempt?: DeliveryObserver;
 }
+
+/**
+ * What became of an attempt: `delivered` (2xx), `retrying` (failed, the next automatic attempt
+ * is scheduled), `failed` (failed, none follows: the retry schedule is spent, or a test or
+ * redelivery, which are never retried), `paused` (failed, and it paused the webhook).
+ */
+export type DeliveryOutcome = 'delivered' | 'retrying' | 'failed' | 'paused';
+
+export type DeliveryObserver = (outcome: DeliveryOutcome, durationMs: number) => void;
 
 /** Response text kept per attempt. */
 export const RESPONSE_TEXT_LIMIT = 500;
@@ -167,7 +178,8 @@ interface Streak {
  * deliveries of other messages to the same webhook overlap as much as they can.
  */
 async function record(db: Db, webhookId: string, message: WebhookMessage, x: Exchange, origin: Origin, s: DeliverySettings, actor: Actor): Promise<WebhookDelivery | null> {
-  return withTransaction(db, async (trx) => {
+  let outcome: DeliveryOutcome = 'failed';
+  const row = await withTransaction(db, async (trx) => {
     const now = nowMs();
     // The message row locked, with its attempts so far, in one statement.
     const [counts] = await rawRows<{ last: number | null; automatic: number | string | null }>(
@@ -244,8 +256,11 @@ async function record(db: Db, webhookId: string, message: WebhookMessage, x: Exc
       await cancelPendingDeliveries(trx, webhookId);
       await webhookPaused(trx, { workspaceId: streak.workspace_id, webhookId, reason: gone ? 'gone' : 'failure_streak', failureCount, actor: SYSTEM_ACTOR, at: now });
     }
+    outcome = !failed ? 'delivered' : pause ? 'paused' : retry ? 'retrying' : 'failed';
     return row;
   });
+  if (row) s.onAttempt?.(outcome, x.durationMs);
+  return row;
 }
 
 /**
@@ -329,7 +344,7 @@ export function deliverySettings(c: {
   webhookRetryScheduleSeconds: number[];
   webhookPauseAfterFailures: number;
   webhookPauseAfterHours: number;
-}, signal?: AbortSignal): DeliverySettings {
+}, signal?: AbortSignal, onAttempt?: DeliveryObserver): DeliverySettings {
   return {
     allowPrivateNetwork: c.allowPrivateNetwork,
     timeoutMs: c.webhookTimeoutMs,
@@ -337,5 +352,6 @@ export function deliverySettings(c: {
     pauseAfterFailures: c.webhookPauseAfterFailures,
     pauseAfterHours: c.webhookPauseAfterHours,
     signal,
+    onAttempt,
   };
 }

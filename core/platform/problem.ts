@@ -1,0 +1,23 @@
+import type { DomainError, FieldError } from './errors.ts';
+
+// The RFC 9457 problem document of CONTRACT section 2, shared by every HTTP listener (the API
+// server and the worker's metrics listener) so an error looks the same wherever it comes from.
+
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: FieldError[];
+}
+
+export function problem(status: number, code: string, title: string, detail: string, errors?: FieldError[]): ProblemDocument {
+  const doc: ProblemDocument = { type: `/problems/${code}`, title, status, detail, code };
+  if (errors && errors.length) doc.errors = errors;
+  return doc;
+}
+
+export function problemOf(err: DomainError): ProblemDocument {
+  return problem(err.status, err.code, err.title, err.message, err.errors);
+}
