@@ -42,6 +42,8 @@ export interface Acknowledged {
   acks: number;
   /** Ids other than `id` that an acknowledgement returned for the same (environment, sha). */
   otherIds: string[];
+  /** Requests that moved its deployedAt, answered or not (each may reschedule a check and a crawl). */
+  moves: number;
 }
 
 export interface BadUnavailable {
@@ -163,6 +165,22 @@ export async function runLoad(o: LoadOptions, stop: AbortSignal): Promise<LoadRe
     }
   }
 
+  /** Requests that moved a deploy's time, by (environment, sha), answered or not. */
+  const moves = new Map<string, number>();
+
+  function acknowledge(environment: string, commitSha: string, id: string): void {
+    const key = `${environment}:${commitSha.toLowerCase()}`;
+    const prev = ledger.get(key);
+    if (!prev) {
+      const entry: Acknowledged = { id, environment, sha: commitSha.toLowerCase(), acks: 1, otherIds: [], moves: 0 };
+      ledger.set(key, entry);
+      acked.push(entry);
+    } else {
+      prev.acks++;
+      if (id !== prev.id && !prev.otherIds.includes(id)) prev.otherIds.push(id);
+    }
+  }
+
   async function recordDeploy(api: number): Promise<void> {
     let environment = 'production';
     let commitSha: string;
@@ -177,8 +195,9 @@ export async function runLoad(o: LoadOptions, stop: AbortSignal): Promise<LoadRe
       commitSha = sha();
       op = 'deploy.production';
     } else if (acked.length) {
-      // The same (environment, sha) again: an update (CI retrying, or re-running a pipeline).
-      const prev = pick(acked);
+      // The same (environment, sha) again: an update (CI retrying, or re-running a pipeline),
+      // half the time one of the newest, so that updates of one deploy meet.
+      const prev = Math.random() < 0.5 ? pick(acked.slice(-10)) : pick(acked);
       environment = prev.environment;
       commitSha = Math.random() < 0.3 ? prev.sha.toUpperCase() : prev.sha;
       // Sometimes the deploy time moves too: a production check and crawl are rescheduled.
@@ -189,7 +208,7 @@ export async function runLoad(o: LoadOptions, stop: AbortSignal): Promise<LoadRe
       commitSha = sha();
       op = 'deploy.other-env';
     }
-    const res = await call(api, op, 'POST', '/v1/deploys', {
+    const body = {
       workspaceId: o.workspaceId,
       commitSha,
       environment,
@@ -197,17 +216,16 @@ export async function runLoad(o: LoadOptions, stop: AbortSignal): Promise<LoadRe
       message: `soak ${op} ${new Date().toISOString()}`,
       changes: changes(),
       ...extra,
-    });
-    if (!res || res.status < 200 || res.status >= 300) return;
+    };
     const key = `${environment}:${commitSha.toLowerCase()}`;
-    const prev = ledger.get(key);
-    if (!prev) {
-      const entry: Acknowledged = { id: res.json.id, environment, sha: commitSha.toLowerCase(), acks: 1, otherIds: [] };
-      ledger.set(key, entry);
-      acked.push(entry);
-    } else {
-      prev.acks++;
-      if (res.json.id !== prev.id && !prev.otherIds.includes(res.json.id)) prev.otherIds.push(res.json.id);
+    // Now and then a new deploy is sent to both APIs at once (a CI job retried while its first
+    // request is still running): one deploy, one check, one crawl, one event either way.
+    const both = op !== 'deploy.update' && Math.random() < 0.08;
+    const targets = both ? o.apis.map((_, i) => i) : [api];
+    if (extra.deployedAt) moves.set(key, (moves.get(key) ?? 0) + targets.length);
+    const answers = await Promise.all(targets.map((t) => call(t, both ? `${op}.twice` : op, 'POST', '/v1/deploys', body)));
+    for (const res of answers) {
+      if (res && res.status >= 200 && res.status < 300) acknowledge(environment, commitSha, res.json.id);
     }
   }
 
@@ -260,5 +278,9 @@ export async function runLoad(o: LoadOptions, stop: AbortSignal): Promise<LoadRe
     }
   };
   await Promise.all(Array.from({ length: o.clients }, (_, i) => client(i)));
+  for (const [key, n] of moves) {
+    const a = ledger.get(key);
+    if (a) a.moves = n;
+  }
   return { startedAt, endedAt: Date.now(), samples, ledger, violations, violationCount, badUnavailable, unexpected, networkErrors };
 }

@@ -240,11 +240,19 @@ async function soak(res: Resources, o: SoakOptions): Promise<Omit<SoakOutcome, '
   // ---- verdict ----------------------------------------------------------------------------
   const checks: Check[] = [];
   checks.push(await checkDeploys(db, boot.workspaceId, load));
-  checks.push(await checkRuns(db, boot.workspaceId));
+  checks.push(await checkRuns(db, boot.workspaceId, load));
   const received = receiver.received.filter((r) => r.path === '/soak');
   checks.push(await checkDeliveries(db, boot.workspaceId, received, unverified));
   checks.push(checkStatuses(load, timeline, apis.length));
-  checks.push(checkRecovered(load, timeline, apis));
+  const recovered = checkRecovered(load, timeline, apis);
+  // The surviving worker reconnected its LISTEN connection after the restart (it polls meanwhile).
+  const listening = ((await db.raw(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN %'`)).rows as Array<{ n: number }>)[0].n;
+  recovered.details.push(`${listening} worker LISTEN connection(s) open after the restart`);
+  if (listening < 1) {
+    recovered.ok = false;
+    recovered.details.push('the surviving worker did not LISTEN again after the restart');
+  }
+  checks.push(recovered);
   const killedPid = (killed as Child | null)?.pid ?? null;
   checks.push(await checkNoDoubleRuns(db, { received, workerLogs: workers.map((w) => w.logFile), killedWorkerPid: killedPid, killedJobs }));
   checks.push(await checkRequestLog(db, boot.workspaceId, load));
@@ -288,5 +296,5 @@ function checkRecovered(load: LoadResult, t: Timeline, apis: Child[]): Check {
     const first = after.sort((x, y) => x.t - y.t)[0];
     lines.push(`${a.name} pid ${a.pid} ${a.alive() ? 'running' : 'gone'}, ${after.length} 2xx after the restart${first && t.restart ? `, the first ${((first.t - t.restart.endMs) / 1000).toFixed(2)} s after pg_ctl returned` : ''}`);
   });
-  return { name: '5. both API processes recovered without a restart', ok: problems.length === 0, details: [...lines, ...problems] };
+  return { name: '5. both API processes recovered without a restart (and the worker listens again)', ok: problems.length === 0, details: [...lines, ...problems] };
 }

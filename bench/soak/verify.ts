@@ -56,6 +56,15 @@ export async function checkDeploys(db: Db, workspaceId: string, load: LoadResult
     }
     if (a.otherIds.length) problems.push(`${k} acknowledged under several ids: ${[a.id, ...a.otherIds].join(', ')}`);
   }
+  // deploy.recorded fires when a deploy is created, never on an update: one per deploy.
+  const recorded = (await db('events').where({ workspace_id: workspaceId, type: 'deploy.recorded' }).select('data')) as Array<{ data: string }>;
+  const eventsPerDeploy = new Map<string, number>();
+  for (const e of recorded) {
+    const id = (JSON.parse(e.data) as { deploy: { id: string } }).deploy.id;
+    eventsPerDeploy.set(id, (eventsPerDeploy.get(id) ?? 0) + 1);
+  }
+  const wrongEvents = rows.filter((r) => eventsPerDeploy.get(r.id) !== 1);
+  if (wrongEvents.length) problems.push(`${wrongEvents.length} deploys without exactly one deploy.recorded event: ${wrongEvents.slice(0, 5).map((r) => `${r.id} (${eventsPerDeploy.get(r.id) ?? 0})`).join(', ')}`);
   const unacknowledged = [...byKey.keys()].filter((k) => !load.ledger.has(k)).length;
   const acks = [...load.ledger.values()].reduce((n, a) => n + a.acks, 0);
   return {
@@ -69,8 +78,12 @@ export async function checkDeploys(db: Db, workspaceId: string, load: LoadResult
   };
 }
 
-/** 2. Every production deploy's newest check and crawl finished; nothing left queued or running. */
-export async function checkRuns(db: Db, workspaceId: string): Promise<Check & { checks: number; crawls: number }> {
+/**
+ * 2. Every production deploy's newest check and crawl finished; nothing left queued or running;
+ * and no deploy has more checks or crawls than its creation plus the requests that moved its time.
+ */
+export async function checkRuns(db: Db, workspaceId: string, load: LoadResult): Promise<Check & { checks: number; crawls: number }> {
+  const movesById = new Map([...load.ledger.values()].map((a) => [a.id, a.moves]));
   const deploys = (await db('deploys').where({ workspace_id: workspaceId, environment: 'production' }).select('id')) as Array<{ id: string }>;
   const problems: string[] = [];
   const tally = { checks: 0, crawls: 0 };
@@ -87,6 +100,10 @@ export async function checkRuns(db: Db, workspaceId: string): Promise<Check & { 
     for (const r of rows) states.set(r.state, (states.get(r.state) ?? 0) + 1);
     problems.push(...[...states].filter(([s]) => s !== 'finished').map(([s, n]) => `${n} ${table} ${s}`));
     for (const r of rows.filter((x) => x.state === 'failed').slice(0, 5)) problems.push(`${table} ${r.id} failed: ${r.error}`);
+    const perDeploy = new Map<string, number>();
+    for (const r of rows) if (r.deploy_id) perDeploy.set(r.deploy_id, (perDeploy.get(r.deploy_id) ?? 0) + 1);
+    const extra = [...perDeploy].filter(([id, n]) => n > 1 + (movesById.get(id) ?? 0));
+    if (extra.length) problems.push(`${extra.length} deploys with more ${table} than 1 + the moves of their time: ${extra.slice(0, 5).map(([id, n]) => `${id} ${n} (moves ${movesById.get(id) ?? 0})`).join(', ')}`);
     const none = deploys.filter((d) => !newest.has(d.id));
     if (none.length) problems.push(`${none.length} production deploys without any ${table}: ${none.slice(0, 5).map((d) => d.id).join(', ')}`);
   }
