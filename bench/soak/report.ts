@@ -22,6 +22,8 @@ export interface ReportInput {
   cluster: string;
   options: { seconds: number; drainSeconds: number; clients: number; rate: number; productionPerSecond: number; sitePages: number };
   apis: Array<{ name: string; pid: number }>;
+  /** Each process's log lines at warn and above, counted by message; and its lines that are not JSON. */
+  logs: Array<{ name: string; counts: Map<string, number>; other: number }>;
   drained: boolean;
   logsDir: string | null;
 }
@@ -127,6 +129,15 @@ export function renderReport(r: ReportInput): string {
     `${ledger.length} deploys acknowledged (${[...byEnv].map(([e, n]) => `${n} ${e}`).join(', ')}), ${ledger.reduce((n, a) => n + a.acks, 0)} acknowledgements in all (${ledger.reduce((n, a) => n + a.acks - 1, 0)} updates of an existing deploy).`,
     '',
   );
+
+  out.push('## Process logs (warn and above)', '');
+  out.push('| process | lines | messages | not JSON (knex, Node) |', '|---|---:|---|---:|');
+  for (const l of r.logs) {
+    const total = [...l.counts.values()].reduce((a, b) => a + b, 0);
+    const top = [...l.counts].sort((a, b) => b[1] - a[1]).map(([m, n]) => `${n} x ${m}`).join('; ');
+    out.push(`| ${l.name} | ${total} | ${top || '-'} | ${l.other} |`);
+  }
+  out.push('');
 
   out.push('## Checks', '');
   for (const c of r.checks) {

@@ -260,8 +260,35 @@ async function soak(res: Resources, o: SoakOptions): Promise<Omit<SoakOutcome, '
   const survivorsAlive = survivors.every((w) => w.alive());
   if (!survivorsAlive) checks[checks.length - 1].details.push('the surviving worker is not running any more');
   const passed = checks.every((c) => c.ok) && survivorsAlive && drained(state);
-  const report = renderReport({ load, timeline, checks, passed, cluster: cluster.version, options: o, apis: apis.map((a) => ({ name: a.name, pid: a.pid })), drained: drained(state), logsDir: passed ? null : res.logsDir });
+  const logs = [...apis, ...workers].map((c) => summarizeLog(c.name, c.logFile));
+  const report = renderReport({ load, timeline, checks, passed, cluster: cluster.version, options: o, apis: apis.map((a) => ({ name: a.name, pid: a.pid })), logs, drained: drained(state), logsDir: passed ? null : res.logsDir });
   return { passed, report };
+}
+
+const LEVELS: Record<number, string> = { 40: 'warn', 50: 'error', 60: 'fatal' };
+
+/** A process's log at warn and above, counted by level, message and error code. */
+function summarizeLog(name: string, file: string): { name: string; counts: Map<string, number>; other: number } {
+  const counts = new Map<string, number>();
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  let other = 0;
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    if (!line.startsWith('{')) {
+      other++;
+      continue;
+    }
+    try {
+      const l = JSON.parse(line) as { level?: number; msg?: string; err?: unknown; outcome?: string };
+      const err = typeof l.err === 'string' ? l.err : ((l.err as { code?: string } | undefined)?.code ?? '');
+      const code = /\(([0-9A-Z]{5}|E[A-Z]+)\)/.exec(err)?.[1] ?? '';
+      const key = `${LEVELS[l.level ?? 0] ?? l.level} "${l.msg}"${code ? ` (${code})` : ''}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    } catch {
+      other++;
+    }
+  }
+  return { name, counts, other };
 }
 
 /** 4. No 500 (any 5xx but 503), no unanswered request, no unexpected 4xx, every 503 a proper problem document, and 503s from every API during the outage. */
