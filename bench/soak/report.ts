@@ -56,7 +56,7 @@ function percentile(values: number[], p: number): number {
 function commit(): string {
   try {
     const hash = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'core', 'server', 'worker', 'bench', 'test'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'core', 'server', 'worker', 'bench', 'test', ':!bench/results'], { cwd: ROOT, encoding: 'utf8' }).trim();
     return dirty ? `${hash} (with uncommitted changes)` : hash;
   } catch {
     return 'unknown';
