@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { setClockOffset, nowMs } from '../core/platform/index.ts';
-import { createDb, type Db } from '../core/db/index.ts';
+import { createDb, withTransaction, type Db } from '../core/db/index.ts';
 import { retryDelayMs, claimJobs, completeJobs, enqueue, enqueueKind, cancelJobs, failJob, extendLeases, DEFAULT_RETRY_POLICY, resetExpiredLeases } from '../core/jobs/index.ts';
-import { PermanentJobError } from '../worker/task.ts';
+import { PermanentJobError, type TaskContext } from '../worker/task.ts';
 import { tasks } from '../worker/tasks/index.ts';
 import { testTasks } from './support/test-tasks.ts';
 import { engines, freshDb, dropCreatedDatabases } from './support/databases.ts';
@@ -309,6 +309,56 @@ for (const engine of engines()) {
       assert.equal(row.locked_by, 'B');
       assert.equal(b.attempts, 2);
       await a.stop(100);
+    });
+
+    test('a result the database cannot take at first is written once it can: the job neither stays running nor runs again', async () => {
+      // Found by the soak (bench/soak.ts): results written while PostgreSQL restarted were lost,
+      // and their jobs stayed `running` under a worker that had forgotten them.
+      // The queue's handle gives up on a held lock after 100 ms, as a request gives up after
+      // DB_BUSY_WAIT_MS: the write fails as it does while the database restarts.
+      const queueDb = createDb(url, { busyWaitMs: 100 });
+      const { logger, lines } = memoryLogger();
+      // A task that touches no table, so holding the database does not hold the task itself.
+      const runs: Array<[string, number]> = [];
+      let ended = 0;
+      const counted = async (p: { failUntilAttempt?: number }, ctx: TaskContext) => {
+        runs.push([ctx.job.id, ctx.job.attempts]);
+        await new Promise((r) => setTimeout(r, 400));
+        ended++;
+        if (p.failUntilAttempt && ctx.job.attempts < p.failUntilAttempt) throw new Error(`planned failure on attempt ${ctx.job.attempts}`);
+      };
+      const runner = testRunner(db, { queueDb, tasks: { ...testTasks, ...tasks, counted }, pollMs: 20, leaseMs: 3000, heartbeatMs: 200, recoverMs: 100, logger });
+      const ok = await enqueueKind(db, 'counted', {});
+      const failing = await enqueueKind(db, 'counted', { failUntilAttempt: 2 });
+      try {
+        await runner.start();
+        await waitFor('both jobs running', async () => runner.active === 2);
+        // Hold the jobs' rows (PostgreSQL: their row locks; SQLite: the write lock) while both
+        // attempts end, one done and one failed: neither result can be written for 1.5 s.
+        const holder = createDb(url);
+        try {
+          await withTransaction(holder, async (trx) => {
+            await trx('jobs').whereIn('id', [ok.id, failing.id]).update({ updated_at: nowMs() });
+            await waitFor('both attempts ended', async () => ended === 2);
+            await new Promise((r) => setTimeout(r, 1500));
+          });
+        } finally {
+          await holder.destroy();
+        }
+        await waitFor('the results written', async () => {
+          const [a, b] = [await jobRow(db, ok.id), await jobRow(db, failing.id)];
+          return a.state === 'done' && b.state === 'done';
+        });
+        assert.equal((await jobRow(db, ok.id)).attempts, 1, 'the done job ran once');
+        assert.equal((await jobRow(db, failing.id)).attempts, 2, 'the failed attempt was recorded and retried once');
+        assert.deepEqual(runs.filter(([id]) => id === ok.id).map(([, a]) => a), [1]);
+        assert.deepEqual(runs.filter(([id]) => id === failing.id).map(([, a]) => a), [1, 2]);
+        assert.ok(lines.some((l) => l.msg === 'job result not recorded: the database cannot take it now; trying again'));
+        assert.ok(!lines.some((l) => l.msg === 'recovered a job whose lease expired'), 'no lease ran out');
+      } finally {
+        await runner.stop(1000);
+        await queueDb.destroy();
+      }
     });
 
     test('a running worker picks up new jobs without sleeping after found work', async () => {

@@ -5,7 +5,7 @@ import http from 'node:http';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { writeRequestLogs, RequestLogWriter, logWindow, type RequestLogInput, type RequestLogRow } from '../core/request-logs/index.ts';
-import { applyRetention, DAY_MS, HOUR_MS } from '../core/db/index.ts';
+import { applyRetention, createDb, DAY_MS, HOUR_MS, isPostgres, withTransaction } from '../core/db/index.ts';
 import { retentionRules } from '../worker/retention.ts';
 import { Conflict, createLogger, loadConfig } from '../core/platform/index.ts';
 import { createApp } from '../server/app.ts';
@@ -217,6 +217,44 @@ for (const engine of engines()) {
       assert.equal(list.body.data.length, 1);
       assert.equal(list.body.data[0].error_message, 'The webhook is paused; enable it before redelivering.');
       assert.equal(list.body.data[0].route, '/v1/workspaces/{id}');
+    });
+
+    it('keeps entries while the database cannot take them and writes them, once, when it can', async () => {
+      // Found by the soak (bench/soak.ts): a batch written while PostgreSQL restarted was
+      // tried twice at once and dropped.
+      const o = await api.owner();
+      // The writer's handle gives up on a held lock after 100 ms, as it does on a database that restarts.
+      const db = createDb(api.dbUrl, { busyWaitMs: 100 });
+      const writer = new RequestLogWriter(db, { flushIntervalMs: 50 });
+      const holder = createDb(api.dbUrl);
+      const entries = seedEntries(o.workspaceId, 5, Date.now(), 7, HOUR_MS);
+      try {
+        // PostgreSQL: the workspace row locked FOR UPDATE (the batch takes KEY SHARE on it);
+        // SQLite: the write lock, which the transaction holds from its start.
+        await withTransaction(holder, async (trx) => {
+          const q = trx('workspaces').where({ id: o.workspaceId }).first('id');
+          if (isPostgres(trx)) q.forUpdate();
+          await q;
+          for (const e of entries) writer.record(e);
+          await new Promise((r) => setTimeout(r, 600));
+          assert.equal((await storedRows(api, o.workspaceId)).length, 0);
+        });
+        await writer.flush();
+        assert.equal(writer.dropped, 0);
+        assert.equal((await storedRows(api, o.workspaceId)).length, 5);
+        // An entry whose earlier commit landed unseen (its id is stored) is not written twice.
+        const [again] = await writeRequestLogs(db, seedEntries(o.workspaceId, 1, Date.now(), 8, HOUR_MS));
+        writer.record({ ...entries[0], id: again.id });
+        writer.record(seedEntries(o.workspaceId, 1, Date.now(), 9, HOUR_MS)[0]);
+        await writer.close();
+        assert.equal(writer.dropped, 0);
+        const rows = await storedRows(api, o.workspaceId);
+        assert.equal(rows.length, 7);
+        assert.equal(new Set(rows.map((r) => r.id)).size, 7);
+      } finally {
+        await holder.destroy();
+        await db.destroy();
+      }
     });
 
     it('writes batches within a second without an explicit flush', async () => {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { isPostgres, type Db } from '../core/db/index.ts';
+import { isDatabaseUnavailable, isPostgres, type Db } from '../core/db/index.ts';
 import { loadConfig, nowMs, safeErrorText as errorText, type Config } from '../core/platform/index.ts';
 import {
   JOBS_CHANNEL,
@@ -105,6 +105,8 @@ export class Runner {
   private wakeSeq = 0;
   private claimSeq = 0;
   private stopping = false;
+  /** Aborted when stop() begins: result writes waiting to try again stop waiting. */
+  private readonly stopped = new AbortController();
   private started = false;
   private timers: NodeJS.Timeout[] = [];
   private listener: pg.Client | null = null;
@@ -252,7 +254,7 @@ export class Runner {
     if (error === null) {
       // Not awaited: the slot frees now, the write joins the next completion batch.
       this.track(
-        this.complete({ id: job.id, attempts: job.attempts }).then(
+        this.recordResult(() => this.complete({ id: job.id, attempts: job.attempts }), log).then(
           (ok) => report(ok ? 'done' : 'stale'),
           (err) => report('error', { error: errorText(err), note: 'completion not recorded; the job will run again' }),
         ),
@@ -264,7 +266,7 @@ export class Runner {
     let outcome: FailOutcome;
     try {
       outcome = await this.track(
-        failJob(this.q, this.workerId, { id: job.id, attempts: job.attempts }, { error, retryAt, now }),
+        this.recordResult(() => failJob(this.q, this.workerId, { id: job.id, attempts: job.attempts }, { error, retryAt, now: this.now() }), log),
       );
     } catch (err) {
       report('error', { error: errorText(error), writeError: errorText(err) });
@@ -274,6 +276,32 @@ export class Runner {
       error: errorText(error),
       ...(outcome === 'retry' && retryAt !== null ? { retryInMs: retryAt - now } : {}),
     });
+  }
+
+  /**
+   * Writes an attempt's result (its completion or failure), again and again while the database
+   * cannot take it (restarting, a lost connection, a lock held past the bounded wait). Until the
+   * write lands the job stays leased to this worker: the write is tracked in `writes`, so the
+   * heartbeat keeps renewing the lease and nobody else runs the job meanwhile; once it lands the
+   * attempt counts as it ended. (Giving up after one try left the job `running` under a worker
+   * that had forgotten it: a job that had succeeded ran again once the lease lapsed, and, while
+   * the worker stayed busy, never, since every heartbeat renewed the lease of every job it held.)
+   * Other errors are not retried, and the tries end when the worker stops: its jobs are released.
+   */
+  private async recordResult<T>(write: () => Promise<T>, log: Logger): Promise<T> {
+    let delayMs = 250;
+    for (let tries = 1; ; tries++) {
+      try {
+        const out = await write();
+        if (tries > 1) log.warn({ tries }, 'job result recorded once the database could take it');
+        return out;
+      } catch (err) {
+        if (this.stopping || !isDatabaseUnavailable(err)) throw err;
+        if (tries === 1) log.warn({ err: errorText(err) }, 'job result not recorded: the database cannot take it now; trying again');
+        await pause(delayMs, this.stopped.signal);
+        delayMs = Math.min(delayMs * 2, 5000);
+      }
+    }
   }
 
   private track<T>(p: Promise<T>): Promise<T> {
@@ -404,6 +432,7 @@ export class Runner {
   async stop(deadlineMs: number): Promise<{ finished: number; released: string[] }> {
     if (this.stopping) return { finished: 0, released: [] };
     this.stopping = true;
+    this.stopped.abort();
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     const listener = this.listener;
@@ -437,6 +466,20 @@ export class Runner {
     this.o.logger.info({ finished: before - unfinished.length, released: released.length }, 'worker stopped');
     return { finished: before - unfinished.length, released };
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` is aborted. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Settles with `p`, or rejects with the signal's reason as soon as it is aborted. */

@@ -35,7 +35,7 @@ function toRow(e: RequestLogInput): RequestLogRow {
   return {
     // UUID v7 carrying created_at, so the id orders like the row and a `before` cursor
     // still places itself after its row has been pruned.
-    id: v7({ msecs: createdAt }),
+    id: e.id ?? v7({ msecs: createdAt }),
     workspace_id: e.workspaceId.toLowerCase(),
     method: e.method.toUpperCase().slice(0, 16),
     path: redactSecrets(e.path).slice(0, MAX_PATH),

@@ -18,6 +18,8 @@ export interface RequestLogInput {
   apiKeyId: string | null;
   /** Epoch ms. */
   createdAt: number;
+  /** The row's id; the writer sets it before the first try, so a retried entry keeps it. */
+  id?: string;
 }
 
 export type RequestLogRow = ModelObject<RequestLog>;

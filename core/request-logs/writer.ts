@@ -1,4 +1,5 @@
-import type { Db } from '../db/index.ts';
+import { v7 } from 'uuid';
+import { isDatabaseUnavailable, isUniqueViolation, type Db } from '../db/index.ts';
 import type { RequestLogInput } from './types.ts';
 import { writeRequestLogs } from './store.ts';
 
@@ -19,9 +20,19 @@ export interface RequestLogWriterOptions {
  * serialised, so rows and rollups of one batch never interleave with another's. `flush`
  * resolves once everything recorded before the call is written; `close` stops the timer
  * and flushes (the server calls it on shutdown, after in-flight requests finished).
+ *
+ * While the database cannot take a batch (restarting, unreachable, busy past the bounded wait)
+ * the batch goes back to the front of the buffer and is written with the next tick's, up to
+ * `maxBuffered` entries in all. Each entry gets its row id before its first try and keeps it, so
+ * an entry whose commit landed although the connection broke before the answer is found by its
+ * id and not written twice. Other errors drop the batch after one more try, and so does any
+ * failure once `close` began, so that shutdown stays bounded.
  */
 export class RequestLogWriter {
   private buffer: RequestLogInput[] = [];
+  /** The last write put its batch back (the database could not take it): flush waits a little. */
+  private waiting = false;
+  private closing = false;
   private inFlight: Promise<void> | null = null;
   private readonly pending = new Set<Promise<void>>();
   private readonly timer: NodeJS.Timeout;
@@ -78,12 +89,14 @@ export class RequestLogWriter {
     while (this.settled < target) {
       if (!this.inFlight && this.buffer.length === 0) break; // nothing left that could count
       if (this.inFlight) await this.inFlight;
-      else this.kick();
+      else if (this.waiting && !this.closing) await new Promise((r) => setTimeout(r, 200));
+      if (!this.inFlight) this.kick();
     }
   }
 
   async close(): Promise<void> {
     clearInterval(this.timer);
+    this.closing = true;
     await this.flush();
     this.closed = true;
   }
@@ -93,23 +106,52 @@ export class RequestLogWriter {
     if (this.inFlight || this.buffer.length === 0) return;
     const batch = this.buffer;
     this.buffer = [];
-    this.inFlight = this.write(batch).finally(() => {
-      this.settled += batch.length;
+    this.inFlight = this.write(batch).then((settled) => {
+      this.settled += settled;
       this.inFlight = null;
     });
   }
 
-  private async write(batch: RequestLogInput[]): Promise<void> {
+  /** Writes a batch; returns how many of its entries are settled (written or dropped). */
+  private async write(batch: RequestLogInput[]): Promise<number> {
+    for (const e of batch) e.id ??= v7({ msecs: Math.trunc(e.createdAt) });
+    let todo = batch;
     for (let attempt = 1; ; attempt++) {
       try {
-        await writeRequestLogs(this.db, batch);
-        return;
+        await writeRequestLogs(this.db, todo);
+        if (this.waiting) {
+          this.waiting = false;
+          this.opts.log?.warn({ entries: batch.length }, 'request log written: the database is back');
+        }
+        return batch.length;
       } catch (err) {
+        if (isDatabaseUnavailable(err) && !this.closing) return batch.length - this.putBack(todo, err);
+        if (isUniqueViolation(err) && attempt < 3) {
+          // Entries of a batch put back whose commit had landed after all: keep the others.
+          const stored = new Set(((await this.db('request_logs').whereIn('id', todo.map((e) => e.id!)).select('id').catch(() => [])) as Array<{ id: string }>).map((r) => r.id));
+          if (stored.size) {
+            todo = todo.filter((e) => !stored.has(e.id!));
+            if (!todo.length) return batch.length;
+            continue;
+          }
+        }
         if (attempt < 2) continue;
-        this.dropped += batch.length;
-        this.opts.log?.error({ err, entries: batch.length }, 'request log batch could not be written');
-        return;
+        this.dropped += todo.length;
+        this.opts.log?.error({ err, entries: todo.length }, 'request log batch could not be written');
+        return batch.length;
       }
     }
+  }
+
+  /** Puts entries back in front of the buffer, as many as fit in maxBuffered; returns how many. */
+  private putBack(entries: RequestLogInput[], err: unknown): number {
+    if (!this.waiting) {
+      this.waiting = true;
+      this.opts.log?.warn({ err, entries: entries.length }, 'request log waits for the database');
+    }
+    const kept = entries.slice(0, Math.max(0, this.maxBuffered - this.buffer.length));
+    this.buffer = [...kept, ...this.buffer];
+    this.dropped += entries.length - kept.length;
+    return kept.length;
   }
 }

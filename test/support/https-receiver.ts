@@ -14,6 +14,9 @@ export interface Received {
   headers: Record<string, string>;
   /** The body bytes as they arrived, as a UTF-8 string. */
   body: string;
+  /** When the answer went out, and its status (absent until then). */
+  answeredAt?: number;
+  status?: number;
 }
 
 export interface Answer {
@@ -34,6 +37,8 @@ export interface Receiver {
   received: Received[];
   /** Answers for requests to a path, used in order; the last one repeats. Default 204. */
   answer(path: string, ...answers: Answer[]): void;
+  /** Answers for requests to a path, decided per request (wins over `answer`). */
+  answerWith(path: string, decide: (r: Received) => Answer): void;
   /** Resolves when `n` requests to `path` have arrived. */
   waitFor(path: string, n: number, timeoutMs?: number): Promise<Received[]>;
   close(): Promise<void>;
@@ -53,17 +58,22 @@ export async function startReceiver(): Promise<Receiver> {
   fs.writeFileSync(certFile, pems.cert);
   const received: Received[] = [];
   const scripts = new Map<string, Answer[]>();
+  const deciders = new Map<string, (r: Received) => Answer>();
   const waiters: Array<() => void> = [];
   const server = https.createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const p = req.url ?? '/';
-      received.push({ at: Date.now(), path: p, headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')])), body: Buffer.concat(chunks).toString('utf8') });
+      const r: Received = { at: Date.now(), path: p, headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')])), body: Buffer.concat(chunks).toString('utf8') };
+      received.push(r);
       for (const w of waiters.splice(0)) w();
       const script = scripts.get(p) ?? [];
-      const a = (script.length > 1 ? script.shift() : script[0]) ?? { status: 204 };
+      const decide = deciders.get(p);
+      const a = decide ? decide(r) : ((script.length > 1 ? script.shift() : script[0]) ?? { status: 204 });
       const reply = () => {
+        r.answeredAt = Date.now();
+        r.status = a.status;
         res.writeHead(a.status, { 'content-type': 'text/plain', ...a.headers });
         res.end(a.body ?? '');
       };
@@ -81,6 +91,9 @@ export async function startReceiver(): Promise<Receiver> {
     received,
     answer(p, ...answers) {
       scripts.set(p, answers);
+    },
+    answerWith(p, decide) {
+      deciders.set(p, decide);
     },
     async waitFor(p, n, timeoutMs = 30_000) {
       const until = Date.now() + timeoutMs;
