@@ -259,8 +259,15 @@ async function soak(res: Resources, o: SoakOptions): Promise<Omit<SoakOutcome, '
   const survivors = workers.filter((w) => w !== killed);
   const survivorsAlive = survivors.every((w) => w.alive());
   if (!survivorsAlive) checks[checks.length - 1].details.push('the surviving worker is not running any more');
-  const passed = checks.every((c) => c.ok) && survivorsAlive && drained(state);
   const logs = [...apis, ...workers].map((c) => summarizeLog(c.name, c.logFile));
+  // Operators parse the logs: a stack trace or a library's console.log during the outage is a defect.
+  const unparsed = logs.filter((l) => l.other > 0);
+  checks.push({
+    name: '8. every log line of every process is a JSON line',
+    ok: unparsed.length === 0,
+    details: unparsed.length === 0 ? ['no other lines on stdout or stderr'] : unparsed.map((l) => `${l.name}: ${l.other} lines that are not JSON`),
+  });
+  const passed = checks.every((c) => c.ok) && survivorsAlive && drained(state);
   const report = renderReport({ load, timeline, checks, passed, cluster: cluster.version, options: o, apis: apis.map((a) => ({ name: a.name, pid: a.pid })), logs, drained: drained(state), logsDir: passed ? null : res.logsDir });
   return { passed, report };
 }

@@ -3,7 +3,27 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { Model } from 'objection';
+import type { Logger } from 'pino';
 import { SYNC_BUSY_TIMEOUT_MS, sqliteClientClass } from './sqlite-client.ts';
+import { createLogger } from '../platform/logger.ts';
+
+let knexLogger: Logger | undefined;
+
+/**
+ * knex reports pool trouble (a connection lost when PostgreSQL restarts, an acquire that timed
+ * out) with console.log, stack traces included. Routed here, each is one JSON line like every
+ * other, its first line only: the request that met the problem logs its own, shorter line.
+ */
+function knexLog(): Knex.Config['log'] {
+  const log = () => (knexLogger ??= createLogger('db'));
+  const line = (m: unknown) => String(m instanceof Error ? m.message : m).split('\n')[0];
+  return {
+    warn: (m: unknown) => log().warn(line(m)),
+    error: (m: unknown) => log().error(line(m)),
+    deprecate: (m: unknown) => log().warn(line(m)),
+    debug: (m: unknown) => log().debug(line(m)),
+  };
+}
 
 // Timestamps are stored as epoch milliseconds in BIGINT columns on both engines, so
 // comparisons, bucketing and ordering behave identically on SQLite and PostgreSQL.
@@ -39,6 +59,7 @@ export function createDb(url: string, opts: DbOptions = {}): Db {
   const acquireConnectionTimeout = busyWaitMs + 5000;
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     return knexFactory({
+      log: knexLog(),
       client: 'pg',
       connection: url,
       pool: {
@@ -57,6 +78,7 @@ export function createDb(url: string, opts: DbOptions = {}): Db {
   const file = url.slice('sqlite:'.length) || ':memory:';
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   return knexFactory({
+    log: knexLog(),
     client: sqliteClientClass(busyWaitMs) as typeof Knex.Client,
     connection: { filename: file },
     useNullAsDefault: true,
