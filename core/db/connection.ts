@@ -5,7 +5,7 @@ import pg from 'pg';
 import { Model } from 'objection';
 import type { Logger } from 'pino';
 import { SYNC_BUSY_TIMEOUT_MS, sqliteClientClass } from './sqlite-client.ts';
-import { createLogger } from '../platform/logger.ts';
+import { createLogger } from '../platform/index.ts';
 
 let knexLogger: Logger | undefined;
 
