@@ -4,11 +4,12 @@
 // closes (flushing the request log) and exits.
 
 import { loadConfig, createLogger } from '../core/platform/index.ts';
+import { BENCH_RATE_LIMIT } from './lib/limits.ts';
 import { bindModels, createDb } from '../core/db/index.ts';
 import { startServer } from '../server/server.ts';
 import { discardRequestLog } from '../server/request-log.ts';
 
-const config = { ...loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), host: '127.0.0.1' };
+const config = { ...loadConfig({ RATE_LIMIT_PER_MINUTE: BENCH_RATE_LIMIT, ...process.env, LOG_LEVEL: 'silent' }), host: '127.0.0.1' };
 const db = createDb(config.databaseUrl);
 bindModels(db);
 const off = process.env.BENCH_REQUEST_LOG === 'off';

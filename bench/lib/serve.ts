@@ -9,6 +9,7 @@
 import http from 'node:http';
 
 import { loadConfig, createLogger } from '../../core/platform/index.ts';
+import { BENCH_RATE_LIMIT } from './limits.ts';
 import { bindModels, createDb, type Db } from '../../core/db/index.ts';
 import { startServer } from '../../server/server.ts';
 import { discardRequestLog, type RequestLogSink } from '../../server/request-log.ts';
@@ -23,7 +24,7 @@ let close: () => Promise<void>;
 let requestLog = 'none';
 
 if (mode === 'app') {
-  const config = { ...loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), host: '127.0.0.1' };
+  const config = { ...loadConfig({ RATE_LIMIT_PER_MINUTE: BENCH_RATE_LIMIT, ...process.env, LOG_LEVEL: 'silent' }), host: '127.0.0.1' };
   const log = createLogger('bench-server', 'silent');
   db = createDb(config.databaseUrl);
   bindModels(db);

@@ -6,7 +6,7 @@ import { nowMs } from '../platform/index.ts';
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /** Requests one process may take from the shared count with a single claim, at most. */
-const MAX_CHUNK = 200;
+const MAX_CHUNK = 1000;
 
 /** What a request learns from the limiter, and what its RateLimit-* headers say. */
 export interface RateLimitDecision {
@@ -48,7 +48,7 @@ const CLAIM_PG = CLAIM.replace(/\?/g, ((n) => () => `$${++n}`)(0));
  * The count lives in the database (rate_limit_windows), but a request does not write it: a
  * process claims a chunk of the key's remaining requests with one conditional upsert, which
  * never lets the shared count pass the limit, and spends the chunk from memory. A chunk is an
- * eighth of what is left (at most 200), so near the limit chunks shrink to one request and the
+ * eighth of what is left (at most 1,000), so near the limit chunks shrink to one request and the
  * last requests of a window are counted exactly; a process claims the next chunk before its
  * current one runs out, so requests seldom wait for the database. Requests never exceed the
  * limit across processes. What a process holds unused when the window ends is lost to the others
@@ -78,7 +78,9 @@ export class RateLimiter {
     for (;;) {
       if (w.tokens > 0) {
         w.tokens--;
-        if (w.tokens <= this.chunkFor(w) / 4) this.claimAhead(keyId, w);
+        // Half a chunk ahead: under load a claim waits its turn for the database (on SQLite behind
+        // other writes), and requests that run out of tokens would all wait for it.
+        if (w.tokens <= this.chunkFor(w) / 2) this.claimAhead(keyId, w);
         return this.decision(true, w, now);
       }
       if (w.spent) return this.decision(false, w, now);
