@@ -135,6 +135,8 @@ for (const engine of engines()) {
       assert.equal(count('site_check.completed'), 1);
       assert.equal(count('deploy.recorded'), 1);
       assert.equal(new Set(events.map((e) => e.idempotency_key)).size, events.length, 'every event has its own key');
+      // The job's completion is written after the crawl's own commit (batched with others).
+      await waitUntil('the crawl job to be done', async () => (await Job.query(api.db).where({ dedupe_key: `site_crawl:${crawlId}` }).first())?.state === 'done', 30_000);
       const job = (await Job.query(api.db).where({ dedupe_key: `site_crawl:${crawlId}` }).first())!;
       assert.equal(job.state, 'done');
       assert.equal(job.attempts, 2, 'ran again after the lease expired');
