@@ -176,6 +176,39 @@ for (const engine of engines()) {
       });
     });
 
+    describe('concurrent callers', () => {
+      it('many keys at once (owners, strangers, revoked, unknown, bound) each get their own answer', async () => {
+        // On PostgreSQL concurrent key lookups share one statement (core/db/batch.ts); nothing
+        // of one caller's answer may reach another's.
+        const a = await api.owner();
+        const b = await api.owner();
+        const revoked = await api.key(a.userId);
+        await api.revoke(revoked.id);
+        const bound = await api.key(a.userId, { workspaceId: a.workspaceId });
+        const deploy = await api.call('POST', '/v1/deploys', { key: a.apiKey, body: { workspaceId: a.workspaceId, commitSha: crypto.randomBytes(20).toString('hex') } });
+        assert.equal(deploy.status, 201);
+        const cases: Array<[string, string, string, number]> = [
+          ['owner A, own workspace', a.apiKey, `/v1/workspaces/${a.workspaceId}`, 200],
+          ['owner B, own workspace', b.apiKey, `/v1/workspaces/${b.workspaceId}`, 200],
+          ["owner B, A's workspace", b.apiKey, `/v1/workspaces/${a.workspaceId}`, 404],
+          ["owner A, own deploy", a.apiKey, `/v1/deploys/${deploy.body.id}`, 200],
+          ["owner B, A's deploy", b.apiKey, `/v1/deploys/${deploy.body.id}`, 404],
+          ['bound to A, its workspace', bound.apiKey, `/v1/workspaces/${a.workspaceId}`, 200],
+          ["bound to A, B's workspace", bound.apiKey, `/v1/workspaces/${b.workspaceId}`, 404],
+          ['revoked', revoked.apiKey, '/v1/workspaces', 401],
+          ['unknown', generateKey(), '/v1/workspaces', 401],
+        ];
+        const calls = Array.from({ length: 6 }, () => cases).flat();
+        const results = await Promise.all(calls.map(([, key, path]) => api.call('GET', path, { key })));
+        for (const [i, res] of results.entries()) {
+          const [label, , path, status] = calls[i];
+          assert.equal(res.status, status, `${label}: ${res.text.slice(0, 200)}`);
+          if (status === 200 && path.startsWith('/v1/workspaces/')) assert.equal(res.body.data.id, path.split('/').pop(), label);
+          if (status === 200 && path.startsWith('/v1/deploys/')) assert.equal(res.body.id, deploy.body.id, label);
+        }
+      });
+    });
+
     describe('bound keys', () => {
       it('see only their workspace and cannot create workspaces', async () => {
         const o = await api.owner();

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
+import { recordDeploy } from '../core/deploys/index.ts';
 
 after(dropCreatedDatabases);
 
@@ -158,6 +159,58 @@ for (const engine of engines()) {
       const events = await api.db('events').where({ type: 'deploy.recorded' }).andWhere('data', 'like', `%${s}%`);
       assert.equal(events.length, 1);
       assert.equal((await api.db('jobs').where({ dedupe_key: `webhook_fanout:${events[0].id}` })).length, 1);
+    });
+
+    it('concurrent requests for overlapping deploys, in shuffled orders, each get their own deploy and nothing is doubled', async () => {
+      // Concurrent recordings share statements on PostgreSQL (core/db/batch.ts): every caller
+      // must still get the deploy it named, and overlapping keys must neither deadlock nor double.
+      const other = await api.workspace(o);
+      const keys = Array.from({ length: 12 }, (_, i) => ({
+        workspaceId: i % 2 ? other : o.workspaceId,
+        environment: i % 3 ? 'production' : 'staging',
+        commitSha: sha(),
+      }));
+      const requests = keys.flatMap((k) => Array.from({ length: 5 }, (_, n) => ({ ...k, message: `try ${n}` })));
+      for (let i = requests.length - 1; i > 0; i--) {
+        const j = Math.floor(Math.random() * (i + 1));
+        [requests[i], requests[j]] = [requests[j], requests[i]];
+      }
+      const results = await Promise.all(requests.map((body) => post(body)));
+      const idOf = new Map<string, string>();
+      for (const [i, res] of results.entries()) {
+        const asked = requests[i];
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        assert.deepEqual([res.body.workspaceId, res.body.environment, res.body.commitSha], [asked.workspaceId, asked.environment, asked.commitSha]);
+        const key = `${asked.workspaceId}/${asked.environment}/${asked.commitSha}`;
+        assert.equal(idOf.get(key) ?? res.body.id, res.body.id, `one deploy for ${key}`);
+        idOf.set(key, res.body.id);
+      }
+      assert.equal(idOf.size, keys.length);
+      for (const k of keys) {
+        const rows = await api.db('deploys').where({ workspace_id: k.workspaceId, environment: k.environment, commit_sha: k.commitSha });
+        assert.equal(rows.length, 1);
+        const { checks, crawls, jobs } = await jobsFor(rows[0].id);
+        const scheduled = k.environment === 'production' ? 1 : 0;
+        assert.deepEqual([checks.length, crawls.length, jobs.length], [scheduled, scheduled, 2 * scheduled], `${k.environment} deploy`);
+      }
+    });
+
+    it('a deploy that cannot be stored fails alone: concurrent recordings of other deploys are stored', async () => {
+      // Its workspace deleted between the key check and the write, as a foreign key refuses it.
+      const gone = '0190f5a2-0000-7000-8000-000000000000';
+      const delays = { siteCheckDelaySeconds: 120, crawlDelaySeconds: 300 };
+      const shas = Array.from({ length: 8 }, () => sha());
+      const outcomes = await Promise.allSettled([
+        ...shas.map((commitSha) => recordDeploy(api.db, o.workspaceId, { commitSha }, delays)),
+        recordDeploy(api.db, gone, { commitSha: sha() }, delays),
+      ]);
+      assert.deepEqual(
+        outcomes.map((r) => r.status),
+        [...shas.map(() => 'fulfilled'), 'rejected'],
+      );
+      const stored = await api.db('deploys').whereIn('commit_sha', shas);
+      assert.equal(stored.length, shas.length);
+      assert.equal((await api.db('deploys').where({ workspace_id: gone })).length, 0);
     });
 
     it('50 concurrent requests moving one deploy to the same new time reschedule its check and crawl once', async () => {

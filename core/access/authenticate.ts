@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { preparedRows, type Db } from '../db/index.ts';
+import { StatementBatcher, isPostgres, preparedPgRows, preparedRows, type Db } from '../db/index.ts';
 import { nowMs } from '../platform/index.ts';
 import { hashKey, isScope, looksLikeKey, type Scope } from './key-format.ts';
 import { isRole } from './roles.ts';
@@ -54,19 +54,39 @@ const AUTH_SQL = {
   webhooks: authSql('COALESCE((SELECT workspace_id FROM webhooks WHERE id = ?), k.workspace_id)'),
 } as const;
 
-/**
- * The caller behind a raw `X-API-Key` value, or null for a malformed, unknown or revoked key.
- * Malformed keys (bad format or checksum) never reach the database.
- *
- * Nothing is cached: a revoked key, a removed membership or a changed role takes effect on the
- * very next request on every process. To keep that as cheap as the old 5 s cache, the key, its
- * user's account, and the caller's role in and row of the hinted workspace come back in one
- * query, and the access check then needs none of its own. Plain Knex rather than the models:
- * this runs on every request (bench:api: the model layer cost about as much CPU as the query).
- */
-export async function authenticateKey(db: Db, rawKey: string | null | undefined, hint: WorkspaceHint = null): Promise<Authenticated | null> {
-  if (!looksLikeKey(rawKey)) return null;
-  const digest = hashKey(rawKey);
+// PostgreSQL: the lookups of concurrent requests in one execution (core/db/batch.ts). Each
+// request's row is the same query as above, run per input row (LATERAL, LIMIT 1: index lookups
+// whatever the planner guesses about the array's length); `ord` says whose row it is.
+const AUTH_BATCH_SQL = `SELECT r.ord, a.*
+  FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::uuid[]) WITH ORDINALITY AS r(key_hash, named, deploy_id, webhook_id, ord)
+  CROSS JOIN LATERAL (${authSql(
+    `COALESCE(r.named, (SELECT workspace_id FROM deploys WHERE id = r.deploy_id), (SELECT workspace_id FROM webhooks WHERE id = r.webhook_id), k.workspace_id)`,
+  ).replace('k.key_hash = ?', 'k.key_hash = r.key_hash')}) a`;
+
+type AuthRow = Record<string, unknown>;
+interface Lookup {
+  digest: string;
+  hint: WorkspaceHint;
+}
+
+const authBatcher = new StatementBatcher<Lookup, AuthRow | undefined>(
+  async (db, lookups) => {
+    const column = (f: (l: Lookup) => string | null) => lookups.map(f);
+    const rows = await preparedPgRows<AuthRow>(db, 'sitehealth_auth_batch', AUTH_BATCH_SQL, [
+      column((l) => l.digest),
+      column((l) => (l.hint && 'workspaceId' in l.hint ? l.hint.workspaceId : null)),
+      column((l) => (l.hint && 'table' in l.hint && l.hint.table === 'deploys' ? l.hint.id : null)),
+      column((l) => (l.hint && 'table' in l.hint && l.hint.table === 'webhooks' ? l.hint.id : null)),
+    ]);
+    const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
+    return lookups.map((_, i) => byOrd.get(i + 1));
+  },
+  { maxInFlight: 2, maxBatch: 64 },
+);
+
+async function lookUpKey(db: Db, digest: string, hint: WorkspaceHint): Promise<AuthRow | undefined> {
+  if (isPostgres(db)) return authBatcher.submit(db, { digest, hint });
+  // SQLite answers in-process: a round trip costs nothing there, so each request asks alone.
   let form: keyof typeof AUTH_SQL;
   let bindings: string[];
   if (hint && 'workspaceId' in hint) {
@@ -79,7 +99,24 @@ export async function authenticateKey(db: Db, rawKey: string | null | undefined,
     form = 'binding';
     bindings = [digest];
   }
-  const row = (await preparedRows<Record<string, unknown>>(db, `sitehealth_auth_${form}`, AUTH_SQL[form], bindings))[0];
+  return (await preparedRows<AuthRow>(db, `sitehealth_auth_${form}`, AUTH_SQL[form], bindings))[0];
+}
+
+/**
+ * The caller behind a raw `X-API-Key` value, or null for a malformed, unknown or revoked key.
+ * Malformed keys (bad format or checksum) never reach the database.
+ *
+ * Nothing is cached: a revoked key, a removed membership or a changed role takes effect on the
+ * very next request on every process. To keep that as cheap as the old 5 s cache, the key, its
+ * user's account, and the caller's role in and row of the hinted workspace come back in one
+ * query, and the access check then needs none of its own; on PostgreSQL concurrent requests
+ * share that query's round trip. Plain SQL rather than the models: this runs on every request
+ * (bench:api: the model layer cost about as much CPU as the query).
+ */
+export async function authenticateKey(db: Db, rawKey: string | null | undefined, hint: WorkspaceHint = null): Promise<Authenticated | null> {
+  if (!looksLikeKey(rawKey)) return null;
+  const digest = hashKey(rawKey);
+  const row = await lookUpKey(db, digest, hint);
   if (!row) return null;
   // The lookup is by an indexed digest, so its timing says nothing useful about the key;
   // comparing again in constant time guards against an index or collation that would

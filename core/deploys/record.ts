@@ -1,4 +1,4 @@
-import { Deploy, directStatements, isPostgres, preparedPgRows, withGroupedTransaction, type DbOrTrx, type StoredChange } from '../db/index.ts';
+import { Deploy, StatementBatcher, directStatements, isPostgres, preparedPgRows, withGroupedTransaction, type DbOrTrx, type StoredChange } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { ValidationFailed, newId, nowMs, redactSecrets } from '../platform/index.ts';
 import { recordEvent } from '../events/index.ts';
@@ -90,98 +90,145 @@ export async function recordDeploy(db: DbOrTrx, workspaceId: string, input: Depl
   return recordInTransaction(db, p);
 }
 
-// A new deploy in one statement, so one round trip and no BEGIN/COMMIT: the deploy, its check
+// New deploys in one statement, so one round trip and no BEGIN/COMMIT: each deploy, its check
 // and crawl (production only) with their two jobs, and, where the workspace has an active
 // webhook, its deploy.recorded event and the event's fan-out job, all committed together or not
-// at all. The insert is `ON CONFLICT DO NOTHING`: a deploy that exists already (committed, as
-// PostgreSQL makes a conflicting insert wait for the other's commit) returns no row, and the
-// update goes the transactional way. (Reading the existing deploy inside this statement, to
-// update it here too, made each execution slower the longer its connection had run it: 0.3 ms
-// of database CPU rising past 0.9 ms within 6,000 calls on one connection, PostgreSQL 15; an
-// insert-only statement stays flat.)
+// at all. Concurrent recordings share the statement (core/db/batch.ts: a round trip costs more
+// than these inserts), one row of `input` each. The insert is `ON CONFLICT DO NOTHING`: a
+// deploy that exists already (committed, as PostgreSQL makes a conflicting insert wait for the
+// other's commit, or earlier in the same statement) gets no row, and its update goes the
+// transactional way. (Reading the existing deploy inside this statement, to update it here
+// too, made each execution slower the longer its connection had run it: 0.3 ms of database
+// CPU rising past 0.9 ms within 6,000 calls on one connection, PostgreSQL 15; an insert-only
+// statement stays flat.)
 const RECORD_SQL = `
-WITH up AS (
-  INSERT INTO deploys (id, workspace_id, commit_sha, environment, ref, message, source, deployed_at, changes, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
-  ON CONFLICT (workspace_id, environment, commit_sha) DO NOTHING
-  RETURNING id, workspace_id
+WITH input AS (
+  SELECT * FROM unnest(
+    $1::uuid[], $2::uuid[], $3::varchar[], $4::varchar[], $5::varchar[], $6::text[], $7::varchar[], $8::bigint[], $9::text[], $10::bigint[],
+    $11::uuid[], $12::bigint[], $13::uuid[], $14::bigint[], $15::uuid[], $16::text[], $17::uuid[], $18::text[], $19::uuid[], $20::text[], $21::uuid[], $22::text[]
+  ) WITH ORDINALITY AS i(id, workspace_id, commit_sha, environment, ref, message, source, deployed_at, changes, now,
+    check_id, check_at, crawl_id, crawl_at, check_job_id, check_payload, crawl_job_id, crawl_payload, event_id, event_data, fan_job_id, fan_payload, ord)
 ),
-created AS (SELECT * FROM up WHERE $4::varchar = '${PRODUCTION}'),
+up AS (
+  INSERT INTO deploys (id, workspace_id, commit_sha, environment, ref, message, source, deployed_at, changes, created_at, updated_at)
+  SELECT id, workspace_id, commit_sha, environment, ref, message, source, deployed_at, changes, now, now FROM input ORDER BY ord
+  ON CONFLICT (workspace_id, environment, commit_sha) DO NOTHING
+  RETURNING id
+),
+created AS (SELECT i.* FROM input i JOIN up USING (id)),
+scheduled AS (SELECT * FROM created WHERE environment = '${PRODUCTION}'),
 chk AS (
   INSERT INTO site_checks (id, workspace_id, deploy_id, state, trigger_kind, scheduled_at, pages, created_at)
-  SELECT $11::uuid, workspace_id, id, 'queued', 'deploy', $12::bigint, '[]', $10::bigint FROM created
-  RETURNING id
+  SELECT check_id, workspace_id, id, 'queued', 'deploy', check_at, '[]', now FROM scheduled
 ),
 crl AS (
   INSERT INTO site_crawls (id, workspace_id, deploy_id, state, scheduled_at, pages_crawled, created_at)
-  SELECT $13::uuid, workspace_id, id, 'queued', $14::bigint, 0, $10::bigint FROM created
-  RETURNING id
+  SELECT crawl_id, workspace_id, id, 'queued', crawl_at, 0, now FROM scheduled
 ),
 jb AS (
   INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
-  SELECT $15::uuid, 'site_check', $16::text, 'queued', $12::bigint, 0, $17::int, 'site_check:' || id, $10::bigint, $10::bigint FROM chk
+  SELECT check_job_id, 'site_check', check_payload, 'queued', check_at, 0, $23::int, 'site_check:' || check_id, now, now FROM scheduled
   UNION ALL
-  SELECT $18::uuid, 'site_crawl', $19::text, 'queued', $14::bigint, 0, $20::int, 'site_crawl:' || id, $10::bigint, $10::bigint FROM crl
-  RETURNING id
+  SELECT crawl_job_id, 'site_crawl', crawl_payload, 'queued', crawl_at, 0, $24::int, 'site_crawl:' || crawl_id, now, now FROM scheduled
 ),
 ev AS (
   INSERT INTO events (id, workspace_id, type, data, created_at, dispatched_at, idempotency_key)
-  SELECT $21::uuid, workspace_id, 'deploy.recorded', $22::text, $10::bigint, NULL::bigint, 'deploy.recorded:' || id FROM up
-  WHERE EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = $2 AND active)
+  SELECT event_id, workspace_id, 'deploy.recorded', event_data, now, NULL::bigint, 'deploy.recorded:' || id FROM created c
+  WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.workspace_id = c.workspace_id AND w.active)
   ON CONFLICT (idempotency_key) DO NOTHING
   RETURNING id
 ),
 fan AS (
   INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
-  SELECT $23::uuid, 'webhook_fanout', $24::text, 'queued', $10::bigint, 0, $25::int, 'webhook_fanout:' || id, $10::bigint, $10::bigint FROM ev
-  RETURNING id
+  SELECT fan_job_id, 'webhook_fanout', fan_payload, 'queued', now, 0, $25::int, 'webhook_fanout:' || ev.id, now, now FROM ev JOIN input ON event_id = ev.id
 )
-SELECT (SELECT count(*) FROM jb)::int AS scheduled, (SELECT count(*) FROM fan)::int AS fanned_out FROM up`;
+SELECT i.id, up.id IS NOT NULL AS created, ev.id IS NOT NULL AS fanned_out
+FROM input i LEFT JOIN up ON up.id = i.id LEFT JOIN ev ON ev.id = i.event_id`;
 
-// The inserted row is exactly the plan's, so only the counts come back (not the 1 KB row to parse).
-type RecordRow = { scheduled: number; fanned_out: number };
+// The inserted row is exactly the plan's, so only what happened comes back (not the 1 KB row).
+type RecordRow = { id: string; created: boolean; fanned_out: boolean };
 
-/** A new deploy in one statement (RECORD_SQL); null when it exists already. */
+/** One deploy to create, with everything its row of RECORD_SQL's input needs. */
+interface Creation {
+  p: Plan;
+  checkId: string;
+  crawlId: string;
+  checkAt: number;
+  crawlAt: number;
+  eventId: string;
+  eventData: string;
+}
+
+const COLUMNS: Array<(c: Creation) => unknown> = [
+  (c) => c.p.fresh.id,
+  (c) => c.p.fresh.workspace_id,
+  (c) => c.p.fresh.commit_sha,
+  (c) => c.p.fresh.environment,
+  (c) => c.p.fresh.ref,
+  (c) => c.p.fresh.message,
+  (c) => c.p.fresh.source,
+  (c) => c.p.fresh.deployed_at,
+  (c) => JSON.stringify(c.p.fresh.changes),
+  (c) => c.p.now,
+  (c) => c.checkId,
+  (c) => c.checkAt,
+  (c) => c.crawlId,
+  (c) => c.crawlAt,
+  () => newId(),
+  (c) => JSON.stringify({ checkId: c.checkId }),
+  () => newId(),
+  (c) => JSON.stringify({ crawlId: c.crawlId }),
+  (c) => c.eventId,
+  (c) => c.eventData,
+  () => newId(),
+  (c) => JSON.stringify({ eventId: c.eventId }),
+];
+
+const upsertKey = (c: Creation) => `${c.p.fresh.workspace_id}\u0000${c.p.fresh.environment}\u0000${c.p.fresh.commit_sha}`;
+
+async function createAll(db: DbOrTrx, creations: Creation[]): Promise<RecordRow[]> {
+  // Rows go in upsert-key order, so two statements inserting the same keys lock them in the
+  // same order and cannot deadlock.
+  const ordered = [...creations].sort((a, b) => (upsertKey(a) < upsertKey(b) ? -1 : upsertKey(a) > upsertKey(b) ? 1 : 0));
+  const rows = await preparedPgRows<RecordRow>(db, 'record_deploys', RECORD_SQL, [
+    ...COLUMNS.map((column) => ordered.map(column)),
+    retryPolicy('site_check').maxAttempts,
+    retryPolicy('site_crawl').maxAttempts,
+    retryPolicy('webhook_fanout').maxAttempts,
+  ]);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return creations.map((c) => byId.get(c.p.fresh.id)!);
+}
+
+type Outcome = RecordRow | { error: unknown };
+
+const creator = new StatementBatcher<Creation, Outcome>(
+  async (db, creations) => {
+    try {
+      return await createAll(db, creations);
+    } catch (error) {
+      // One deploy's failure (its workspace deleted meanwhile, say) is not the others': alone,
+      // each gets its own outcome.
+      if (creations.length === 1) return [{ error }];
+      return Promise.all(creations.map((c) => createAll(db, [c]).then((r) => r[0], (e: unknown) => ({ error: e }))));
+    }
+  },
+  { maxInFlight: 2, maxBatch: 64 },
+);
+
+/** A new deploy through RECORD_SQL; null when it exists already. */
 async function createInOneStatement(db: DbOrTrx, p: Plan): Promise<RecordResult | null> {
   const f = p.fresh;
   const { checkAt, crawlAt } = runTimes(p, f.deployed_at);
-  const checkId = newId();
-  const crawlId = newId();
-  const eventId = newId();
   // The event describes the deploy as created; it is written only when this call creates it.
   const deploy = Deploy.fromJson(f, { skipValidation: true });
-  const eventData = JSON.stringify({ deploy: deployToApi(deploy) });
-  const rows = await preparedPgRows<RecordRow>(db, 'record_deploy', RECORD_SQL, [
-    f.id,
-    f.workspace_id,
-    f.commit_sha,
-    f.environment,
-    f.ref,
-    f.message,
-    f.source,
-    f.deployed_at,
-    JSON.stringify(f.changes),
-    p.now,
-    checkId,
-    checkAt,
-    crawlId,
-    crawlAt,
-    newId(),
-    JSON.stringify({ checkId }),
-    retryPolicy('site_check').maxAttempts,
-    newId(),
-    JSON.stringify({ crawlId }),
-    retryPolicy('site_crawl').maxAttempts,
-    eventId,
-    eventData,
-    newId(),
-    JSON.stringify({ eventId }),
-    retryPolicy('webhook_fanout').maxAttempts,
-  ]);
-  if (rows.length === 0) return null;
-  const { scheduled, fanned_out: fannedOut } = rows[0];
-  if (fannedOut > 0 || (scheduled > 0 && Math.min(checkAt, crawlAt) <= p.now)) wakeWorkersAfterCommit(db);
-  return { deploy, created: true, scheduled: scheduled > 0 ? { checkId, crawlId } : null };
+  const creation: Creation = { p, checkId: newId(), crawlId: newId(), checkAt, crawlAt, eventId: newId(), eventData: JSON.stringify({ deploy: deployToApi(deploy) }) };
+  const outcome = await creator.submit(db, creation);
+  if ('error' in outcome) throw outcome.error;
+  if (!outcome.created) return null;
+  const scheduled = f.environment === PRODUCTION;
+  if (outcome.fanned_out || (scheduled && Math.min(checkAt, crawlAt) <= p.now)) wakeWorkersAfterCommit(db);
+  return { deploy, created: true, scheduled: scheduled ? { checkId: creation.checkId, crawlId: creation.crawlId } : null };
 }
 
 const INSERT_DEPLOY = `INSERT INTO deploys (id, workspace_id, commit_sha, environment, ref, message, source, deployed_at, changes, created_at, updated_at)
