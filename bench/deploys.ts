@@ -19,8 +19,8 @@
 //
 // Writes bench/results/deploys.md. Environment: BENCH_ROUNDS (3), BENCH_ENGINES
 // (sqlite,postgres), BENCH_PARTS (post,list), BENCH_LIST_SIZES (1000,100000), and the peers'
-// knobs (BENCH_DURATION_S, BENCH_WARMUP_S, BENCH_CONNECTIONS); BENCH_ONLY=<text> runs only the
-// POST cases whose name holds it, for profiling.
+// knobs (BENCH_DURATION_S, BENCH_WARMUP_S, BENCH_CONNECTIONS); BENCH_ONLY=<text>[|<text>...] runs only
+// the POST cases whose name holds one of them, for profiling.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -350,9 +350,10 @@ async function benchPost(scratch: Scratch): Promise<{ rows: PostRow[]; lines: st
     cases.push({ case: 'sitehealth `POST /v1/deploys` under `npm start`, production, 5 changes', engine: 'sqlite', run: () => measureSitehealth(lib, scratch, 'sqlite') });
     cases.push({ case: NO_LIMITS, engine: 'sqlite', run: () => measureSitehealth(lib, scratch, 'sqlite', LIMITS_OFF) });
   }
-  // BENCH_ONLY keeps the cases whose name contains it (a profiling aid; the report needs them all).
-  const only = process.env.BENCH_ONLY;
-  if (only) cases.splice(0, cases.length, ...cases.filter((c) => c.case.includes(only)));
+  // BENCH_ONLY keeps the cases whose name contains one of its |-separated texts (a profiling aid;
+  // the report needs them all).
+  const only = process.env.BENCH_ONLY?.split('|');
+  if (only) cases.splice(0, cases.length, ...cases.filter((c) => only.some((o) => c.case.includes(o))));
   const rows: PostRow[] = cases.map((c) => ({ case: c.case, engine: c.engine, rounds: [] }));
   for (let round = 1; round <= ROUNDS; round++) {
     for (const [i, c] of cases.entries()) {
