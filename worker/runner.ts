@@ -261,20 +261,23 @@ export class Runner {
       );
       return;
     }
-    const now = this.now();
-    const retryAt = error instanceof PermanentJobError ? null : now + retryDelayMs(policy, job.attempts, this.random);
+    const retryInMs = error instanceof PermanentJobError ? null : retryDelayMs(policy, job.attempts, this.random);
     let outcome: FailOutcome;
     try {
-      outcome = await this.track(
-        this.recordResult(() => failJob(this.q, this.workerId, { id: job.id, attempts: job.attempts }, { error, retryAt, now: this.now() }), log),
-      );
+      // The retry is due its delay after the write that records the failure (one clock reading
+      // for both), so a write that waited out a database outage does not schedule into the past.
+      const fail = () => {
+        const now = this.now();
+        return failJob(this.q, this.workerId, { id: job.id, attempts: job.attempts }, { error, retryAt: retryInMs === null ? null : now + retryInMs, now });
+      };
+      outcome = await this.track(this.recordResult(fail, log));
     } catch (err) {
       report('error', { error: errorText(error), writeError: errorText(err) });
       return;
     }
     report(outcome, {
       error: errorText(error),
-      ...(outcome === 'retry' && retryAt !== null ? { retryInMs: retryAt - now } : {}),
+      ...(outcome === 'retry' && retryInMs !== null ? { retryInMs } : {}),
     });
   }
 
