@@ -81,8 +81,9 @@ function runTimes(p: Plan, deployedAt: number): { checkAt: number; crawlAt: numb
  * scheduled check and crawl and its `deploy.recorded` event. Concurrent identical requests leave
  * exactly one deploy, one check, one crawl and one event.
  *
- * On PostgreSQL a create is one statement (RECORD_SQL): the write CI pipelines send most. An
- * update, and everything on SQLite, runs as a transaction of single statements.
+ * On PostgreSQL a create is one statement (RECORD_SQL), shared with the creates of concurrent
+ * requests: the write CI pipelines send most. An update, and everything on SQLite, runs as a
+ * transaction of single statements.
  */
 export async function recordDeploy(db: DbOrTrx, workspaceId: string, input: DeployInput, delays: ScheduleDelays): Promise<RecordResult> {
   const p = plan(workspaceId, input, delays);
