@@ -3,7 +3,8 @@
 // The request log's batched writes happen off the request path and are not counted (the server
 // here discards them, so a batch cannot land inside a measurement), nor is a key's last-use time
 // (written on its first request of a minute) or its rate-limit claim (one per up to 200
-// requests): the warm-up request makes both.
+// requests): the warm-up request makes both. Concurrent requests share statements on
+// PostgreSQL; a test pins that too.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -64,6 +65,25 @@ for (const engine of engines()) {
       const update = await counted({ workspaceId: o.workspaceId, commitSha, message: 'again' });
       assert.equal(update.status, 201);
       assert.ok(update.statements.length <= limits.update, `update: ${update.statements.length} statements:\n${update.statements.join('\n')}`);
+    });
+
+    it('concurrent new deploys share statements on PostgreSQL: 50 at once cost fewer than 50 times one', { skip: engine !== 'postgres' && 'SQLite answers in process: there is no round trip to share' }, async (t) => {
+      // Concurrent key lookups and creates go out together (core/db/batch.ts). Without that,
+      // exactly 50 times one.
+      await api.flushLogs();
+      const statements: string[] = [];
+      const listen = (q: { sql: string }) => statements.push(q.sql);
+      api.db.on('query', listen);
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 50 }, () => api.call('POST', '/v1/deploys', { key: o.apiKey, body: { workspaceId: o.workspaceId, commitSha: crypto.randomBytes(20).toString('hex'), changes } })),
+        );
+        assert.deepEqual(new Set(results.map((r) => r.status)), new Set([201]));
+      } finally {
+        api.db.off('query', listen);
+      }
+      assert.ok(statements.length < 50 * LIMITS[engine].create, `${statements.length} statements for 50 deploys`);
+      t.diagnostic(`${statements.length} statements for 50 concurrent deploys`);
     });
 
     it('with an active webhook the event and its fan-out job add no statement on PostgreSQL', async () => {
