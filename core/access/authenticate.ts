@@ -36,14 +36,14 @@ const WORKSPACE_COLUMNS = ['id', 'account_id', 'name', 'slug', 'type', 'logo', '
 // Written out once and prepared per connection (core/db/prepared.ts) rather than built and
 // planned per request: on this path the query builder and PostgreSQL's planner cost more than
 // the query itself (bench:api, server CPU per request).
-function authSql(target: string): string {
+function authSql(target: string, keyHash = '?'): string {
   return `SELECT k.id, k.user_id, k.workspace_id, k.name, k.key_hash, k.scopes, k.last_used_at, k.revoked_at, u.account_id,
       m.role AS m_role, ${WORKSPACE_COLUMNS.map((c) => `w.${c} AS w_${c}`).join(', ')}
     FROM api_keys k
     JOIN users u ON u.id = k.user_id
     LEFT JOIN memberships m ON m.user_id = k.user_id AND m.workspace_id = ${target}
     LEFT JOIN workspaces w ON w.id = m.workspace_id
-    WHERE k.key_hash = ?
+    WHERE k.key_hash = ${keyHash}
     LIMIT 1`;
 }
 
@@ -61,7 +61,8 @@ const AUTH_BATCH_SQL = `SELECT r.ord, a.*
   FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::uuid[]) WITH ORDINALITY AS r(key_hash, named, deploy_id, webhook_id, ord)
   CROSS JOIN LATERAL (${authSql(
     `COALESCE(r.named, (SELECT workspace_id FROM deploys WHERE id = r.deploy_id), (SELECT workspace_id FROM webhooks WHERE id = r.webhook_id), k.workspace_id)`,
-  ).replace('k.key_hash = ?', 'k.key_hash = r.key_hash')}) a`;
+    'r.key_hash',
+  )}) a`;
 
 type AuthRow = Record<string, unknown>;
 interface Lookup {

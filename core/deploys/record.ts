@@ -190,7 +190,10 @@ const upsertKey = (c: Creation) => `${c.p.fresh.workspace_id}\u0000${c.p.fresh.e
 async function createAll(db: DbOrTrx, creations: Creation[]): Promise<RecordRow[]> {
   // Rows go in upsert-key order, so two statements inserting the same keys lock them in the
   // same order and cannot deadlock.
-  const ordered = [...creations].sort((a, b) => (upsertKey(a) < upsertKey(b) ? -1 : upsertKey(a) > upsertKey(b) ? 1 : 0));
+  const ordered = creations
+    .map((c) => ({ key: upsertKey(c), c }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(({ c }) => c);
   const rows = await preparedPgRows<RecordRow>(db, 'record_deploys', RECORD_SQL, [
     ...COLUMNS.map((column) => ordered.map(column)),
     retryPolicy('site_check').maxAttempts,
