@@ -4,6 +4,7 @@ import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
 import { recordDeploy } from '../core/deploys/index.ts';
+import { createDb, isDatabaseUnavailable } from '../core/db/index.ts';
 
 after(dropCreatedDatabases);
 
@@ -211,6 +212,22 @@ for (const engine of engines()) {
       const stored = await api.db('deploys').whereIn('commit_sha', shas);
       assert.equal(stored.length, shas.length);
       assert.equal((await api.db('deploys').where({ workspace_id: gone })).length, 0);
+    });
+
+    it('with the database unreachable, concurrent recordings fail at once, unavailable, with no retry each', { skip: engine !== 'postgres' && 'a SQLite file is never unreachable' }, async () => {
+      // Nothing listens on port 1: every connection is refused.
+      const down = createDb('postgres://root@127.0.0.1:1/none', { busyWaitMs: 200 });
+      const announced: string[] = [];
+      down.on('query', (q: { sql: string }) => announced.push(q.sql));
+      try {
+        const delays = { siteCheckDelaySeconds: 120, crawlDelaySeconds: 300 };
+        const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => recordDeploy(down, o.workspaceId, { commitSha: sha() }, delays)));
+        for (const r of outcomes) assert.ok(r.status === 'rejected' && isDatabaseUnavailable(r.reason), String(r.status === 'rejected' ? r.reason : 'fulfilled'));
+        // One shared statement tried; a retry per deploy would announce five more.
+        assert.equal(announced.length, 1, announced.join('\n'));
+      } finally {
+        await down.destroy();
+      }
     });
 
     it('50 concurrent requests moving one deploy to the same new time reschedule its check and crawl once', async () => {

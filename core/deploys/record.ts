@@ -1,4 +1,4 @@
-import { Deploy, StatementBatcher, directStatements, isPostgres, preparedPgRows, withGroupedTransaction, type DbOrTrx, type StoredChange } from '../db/index.ts';
+import { Deploy, StatementBatcher, directStatements, isDatabaseUnavailable, isPostgres, preparedPgRows, withGroupedTransaction, type DbOrTrx, type StoredChange } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { ValidationFailed, newId, nowMs, redactSecrets } from '../platform/index.ts';
 import { recordEvent } from '../events/index.ts';
@@ -206,14 +206,19 @@ async function createAll(db: DbOrTrx, creations: Creation[]): Promise<RecordRow[
 
 type Outcome = RecordRow | { error: unknown };
 
+/** Unavailable errors that come from one row's lock, not from the database as a whole. */
+const failsOneRow = (err: unknown) => ['55P03', '40P01', '40001'].includes(String((err as { code?: unknown }).code));
+
 const creator = new StatementBatcher<Creation, Outcome>(
   async (db, creations) => {
     try {
       return await createAll(db, creations);
     } catch (error) {
-      // One deploy's failure (its workspace deleted meanwhile, say) is not the others': alone,
-      // each gets its own outcome.
-      if (creations.length === 1) return [{ error }];
+      // A database that cannot serve (down, unreachable, out of connections) fails every deploy
+      // alike: each gets that now, rather than after a retry of its own.
+      if (creations.length === 1 || (isDatabaseUnavailable(error) && !failsOneRow(error))) return creations.map(() => ({ error }));
+      // One deploy's failure (its workspace deleted meanwhile, a row lock held past the wait)
+      // is not the others': alone, each gets its own outcome.
       return Promise.all(creations.map((c) => createAll(db, [c]).then((r) => r[0], (e: unknown) => ({ error: e }))));
     }
   },
