@@ -1,4 +1,4 @@
-import { Deploy, StatementBatcher, directStatements, isDatabaseUnavailable, isPostgres, preparedPgRows, withGroupedTransaction, type DbOrTrx, type StoredChange } from '../db/index.ts';
+import { Deploy, StatementBatcher, directStatements, isDatabaseUnavailable, isPostgres, isRetryableConflict, preparedPgRows, withGroupedTransaction, type DbOrTrx, type StoredChange } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { ValidationFailed, newId, nowMs, redactSecrets } from '../platform/index.ts';
 import { recordEvent } from '../events/index.ts';
@@ -207,7 +207,7 @@ async function createAll(db: DbOrTrx, creations: Creation[]): Promise<RecordRow[
 type Outcome = RecordRow | { error: unknown };
 
 /** Unavailable errors that come from one row's lock, not from the database as a whole. */
-const failsOneRow = (err: unknown) => ['55P03', '40P01', '40001'].includes(String((err as { code?: unknown }).code));
+const failsOneRow = (err: unknown) => isRetryableConflict(err) || (err as { code?: unknown }).code === '55P03';
 
 const creator = new StatementBatcher<Creation, Outcome>(
   async (db, creations) => {
