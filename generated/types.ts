@@ -1217,11 +1217,21 @@ export interface components {
             /** @description Signing secret; `whsec_` + base64 of 32 random bytes is generated when omitted. */
             secret?: components["schemas"]["webhookSecret"];
             /**
-             * @description Up to 10 custom headers sent with every delivery. Names use letters, digits and hyphens and
-             *     are unique case-insensitively; values up to 1,024 characters, without control characters.
-             *     The signing headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`,
-             *     `webhook-body-signature`), `Content-Type`, `Content-Length` and `Host` cannot be set, in any
-             *     letter case. Values are never returned; responses list only `headerNames`.
+             * @description Up to 10 custom headers sent with every delivery, for example an `Authorization` the
+             *     receiver expects. What HTTP can carry, and nothing that would change how the request is
+             *     framed or routed:
+             *
+             *     - **Names:** 1 to 64 letters, digits and hyphens, unique case-insensitively.
+             *     - **Values:** up to 1,024 characters of visible ASCII and space (`U+0020` to `U+007E`); no
+             *     control characters, no characters beyond ASCII.
+             *     - **Refused names** (any letter case), with `400 validation_failed` naming the header:
+             *     the signing headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`,
+             *     `webhook-body-signature`), `Content-Type` and `Content-Length`, which sitehealth sets;
+             *     `User-Agent`, so receivers can always recognise sitehealth; and the hop-by-hop and
+             *     protocol headers `Host`, `Connection`, `Keep-Alive`, `Transfer-Encoding`, `TE`,
+             *     `Trailer`, `Upgrade`, `Expect`, `HTTP2-Settings` and every `Proxy-*` header.
+             *     - `Cookie` and `Authorization` may be set; like every value they are secret: never
+             *     returned (responses list only `headerNames`) and redacted from stored response text.
              */
             headers?: {
                 [key: string]: components["schemas"]["WebhookHeaderValue"];
@@ -1233,7 +1243,7 @@ export interface components {
          * @enum {string}
          */
         WebhookEvent: "site_check.regression" | "site_crawl.regression" | "site_check.completed" | "site_crawl.completed" | "deploy.recorded";
-        /** @description A custom header value, up to 1,024 characters. */
+        /** @description A custom header value: up to 1,024 characters of visible ASCII and space. */
         WebhookHeaderValue: string;
         /** @description Webhooks, oldest first. */
         WebhookList: {
@@ -1257,7 +1267,7 @@ export interface components {
             events?: components["schemas"]["WebhookEvent"][];
             active?: boolean;
             secret?: components["schemas"]["webhookSecret"];
-            /** @description Replaces the set; a null value keeps the stored value of that name; `null` clears them all. */
+            /** @description Replaces the set, under the rules of `WebhookCreate.headers`; a null value keeps the stored value of that name; `null` clears them all. */
             headers?: {
                 [key: string]: components["schemas"]["WebhookHeaderValue"] | null;
             } | null;
@@ -1447,7 +1457,12 @@ export interface operations {
                     "application/json": components["schemas"]["ActivityList"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1483,6 +1498,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -1499,6 +1523,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1557,7 +1590,12 @@ export interface operations {
                     "application/json": components["schemas"]["DeployList"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1593,6 +1631,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -1609,6 +1656,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1662,7 +1718,12 @@ export interface operations {
                     "application/json": components["schemas"]["Deploy"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1691,6 +1752,15 @@ export interface operations {
             };
             /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1732,6 +1802,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1783,7 +1862,12 @@ export interface operations {
                     "application/json": components["schemas"]["DeployDetail"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1819,6 +1903,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -1835,6 +1928,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1903,7 +2005,12 @@ export interface operations {
                     "application/json": components["schemas"]["LogList"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1939,6 +2046,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -1955,6 +2071,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2007,7 +2132,12 @@ export interface operations {
                     "application/json": components["schemas"]["SiteCheckLatest"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2043,6 +2173,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -2059,6 +2198,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2111,7 +2259,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2147,6 +2300,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -2163,6 +2325,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2216,7 +2387,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2245,6 +2421,15 @@ export interface operations {
             };
             /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2286,6 +2471,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2337,7 +2531,12 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2373,6 +2572,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -2389,6 +2597,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2444,7 +2661,12 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"] | components["schemas"]["WebhookWithSecret"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2473,6 +2695,15 @@ export interface operations {
             };
             /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2514,6 +2745,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2563,7 +2803,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2599,6 +2844,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -2615,6 +2869,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2675,7 +2938,12 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryAttemptList"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2711,6 +2979,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -2727,6 +3004,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2779,7 +3065,12 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryAttemptDetail"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2815,6 +3106,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -2831,6 +3131,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2883,7 +3192,12 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryAttempt"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2919,6 +3233,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `slug_taken` or `webhook_paused`, as the operation describes. */
             409: {
                 headers: {
@@ -2944,6 +3267,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2995,7 +3327,12 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryAttempt"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3031,6 +3368,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -3047,6 +3393,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3096,7 +3451,12 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceList"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3132,6 +3492,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -3148,6 +3517,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3201,7 +3579,12 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceEnvelope"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3239,6 +3622,15 @@ export interface operations {
             };
             /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3295,6 +3687,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
             500: {
                 headers: {
@@ -3340,7 +3741,12 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceEnvelope"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3376,6 +3782,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -3392,6 +3807,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3447,7 +3871,12 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceEnvelope"];
                 };
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3476,6 +3905,15 @@ export interface operations {
             };
             /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3517,6 +3955,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3566,7 +4013,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `validation_failed`: the body, query or path does not match the schema (every offending field is listed in `errors`); `invalid_json`: the body is not JSON. */
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3602,6 +4054,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
              *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
@@ -3618,6 +4079,15 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -95,6 +95,11 @@ export function createApp(opts: AppOptions): Koa {
     ctx.set('x-content-type-options', 'nosniff');
     ctx.res.once('finish', () => finish(ctx));
     try {
+      // Only origin-form targets (`/v1/...`): an absolute URL (`GET http://other.example/v1/...`)
+      // is what a proxy receives, and routing it by its path alone would misread it.
+      if (!ctx.req.url?.startsWith('/')) {
+        throw new DomainError(400, 'bad_request', 'Bad request', 'The request target must be a path such as /v1/deploys; absolute URLs are not accepted.');
+      }
       await next();
     } catch (err) {
       if (err instanceof DomainError) {

@@ -445,10 +445,11 @@ describe('blocked targets never reach the network', { timeout: 20_000 }, () => {
     assert.equal(sentinel.connections, 0, 'the sentinel was reached');
   });
 
-  it('names the host and the address in the message', async () => {
+  it('names the host but never the address a name resolved to (no internal DNS oracle); the literal a URL carries is its own', async () => {
     const resolver = scriptedResolver({ 'www.example.com': [['93.184.215.14', '10.0.0.1']] });
     const err = await fails(guardedFetch('http://www.example.com/', { resolver }), 'blocked_address');
-    assert.equal(err.message, 'the address of www.example.com (10.0.0.1) is not public');
+    assert.equal(err.message, 'www.example.com resolves to a non-public address');
+    assert.equal(err.refusedAddress, '10.0.0.1', 'kept for operator logs only');
     const literal = await fails(guardedFetch('http://0x7f.1/'), 'blocked_address');
     assert.equal(literal.message, 'the address 127.0.0.1 is not public');
   });
@@ -642,7 +643,7 @@ describe('pinning', { timeout: 20_000 }, () => {
     );
     assert.deepEqual(resolver.calls, ['hop.test', 'hop.test']);
     assert.deepEqual(err.redirects, [{ url: `http://hop.test:${port}/to/%2Fok`, status: 302 }]);
-    assert.equal(err.message, 'the address of hop.test (169.254.169.254) is not public');
+    assert.equal(err.message, 'hop.test resolves to a non-public address');
   });
 
   it('a pooled socket is reused only for the same checked address', async (t) => {
@@ -810,6 +811,24 @@ describe('limits', { timeout: 20_000 }, () => {
     const t0 = performance.now();
     await fails(guardedFetch(`${base()}/trickle`, { ...open, timeoutMs: 300 }), 'timeout');
     assert.ok(performance.now() - t0 < 1500);
+  });
+
+  it('a 101 Switching Protocols answer fails at once as a protocol error, whether or not the request asked to upgrade', async () => {
+    // A raw peer: it answers 101 and keeps the socket open, as a WebSocket server would.
+    const switching = net.createServer((socket) => {
+      socket.once('data', () => socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'));
+      socket.on('error', () => {});
+    });
+    const port = await listen(switching, '127.0.0.1');
+    for (const options of [
+      { ...open, timeoutMs: 5_000 },
+      { ...open, timeoutMs: 5_000, method: 'POST' as const, body: '{}', headers: { upgrade: 'websocket', connection: 'Upgrade' } },
+    ]) {
+      const t0 = performance.now();
+      const err = await fails(guardedFetch(`http://127.0.0.1:${port}/`, options), 'protocol');
+      assert.ok(performance.now() - t0 < 2_000, `failed after ${Math.round(performance.now() - t0)} ms`);
+      assert.match(err.message, /101 Switching Protocols/);
+    }
   });
 
   it('a socket that accepts and never answers hits the total timeout', async () => {

@@ -101,6 +101,11 @@ export class Runner {
   private claimScheduled = false;
   /** The queue may hold due jobs (false once a claim came back short, until woken). */
   private maybeMore = true;
+  /**
+   * The last claim left only the reserved slot empty (core/jobs/claim.ts, the fair-share rule):
+   * busy workspaces may have due jobs, so a finishing job claims again at once.
+   */
+  private heldBack = false;
   /** Counts wake-ups so a wake-up during a claim is not lost. */
   private wakeSeq = 0;
   private claimSeq = 0;
@@ -187,6 +192,7 @@ export class Runner {
           this.o.logger.error({ err: errorText(err) }, 'claim failed; retrying at the next poll');
           break;
         }
+        this.heldBack = jobs.length === free - 1;
         if (jobs.length < free && seq === this.wakeSeq) this.maybeMore = false;
         const batch = ++this.claimSeq;
         for (const job of jobs) this.startJob(job, batch);
@@ -198,7 +204,8 @@ export class Runner {
 
   private async claim(limit: number): Promise<ClaimedJob[]> {
     const now = this.now();
-    const jobs = await claimJobs(this.q, { workerId: this.workerId, limit, leaseMs: this.o.leaseMs, now });
+    const busyWorkspaces = [...new Set([...this.running.values()].flatMap((r) => (r.job.workspaceId ? [r.job.workspaceId] : [])))];
+    const jobs = await claimJobs(this.q, { workerId: this.workerId, limit, leaseMs: this.o.leaseMs, now, busyWorkspaces });
     for (const job of jobs) this.o.metrics?.claimed(job.kind, now - job.runAt);
     return jobs;
   }
@@ -208,6 +215,10 @@ export class Runner {
     this.running.set(job.id, r);
     r.done = this.execute(r).finally(() => {
       this.running.delete(job.id);
+      if (this.heldBack) {
+        this.heldBack = false;
+        this.maybeMore = true;
+      }
       if (this.started && this.maybeMore) this.claimSoon();
     });
     return r;

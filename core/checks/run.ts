@@ -56,7 +56,10 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
   const fetcher = new SiteFetcher({ ...o });
   const robots = await fetcher.robotsTxt(home);
   const first = await fetcher.page(home, robots);
-  if (first.error?.code === 'blocked_address') return finishCheck(db, checkId, { error: notPublicMessage(first.error.message) });
+  if (first.error?.code === 'blocked_address') {
+    o.log.debug({ checkId, refusedAddress: first.error.refusedAddress }, 'website refused: not a public address');
+    return finishCheck(db, checkId, { error: notPublicMessage(first.error.message) });
+  }
   const keyPages = await chooseKeyPages(db, { workspaceId: check.workspace_id, home: first.record.finalUrl || home, fetcher, robots });
   const rest = await mapLimit(keyPages, o.concurrency ?? 4, (url) => fetcher.page(url, robots));
   const pages = [first.record, ...rest.map((p) => p.record)];

@@ -9,6 +9,8 @@ const token = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
 
 function pointerOf(e: ErrorObject): string {
   const p = e.params as Record<string, string>;
+  // A map key that fails `propertyNames`: the pointer names the key itself.
+  if (e.propertyName !== undefined) return `${e.instancePath}/${token(e.propertyName)}`;
   if (e.keyword === 'required') return `${e.instancePath}/${token(p.missingProperty)}`;
   if (e.keyword === 'additionalProperties') return `${e.instancePath}/${token(p.additionalProperty)}`;
   if (e.keyword === 'unevaluatedProperties') return `${e.instancePath}/${token(p.unevaluatedProperty)}`;
@@ -25,6 +27,7 @@ function messageOf(e: ErrorObject): string {
     case 'enum':
       return `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     case 'pattern':
+      if (e.propertyName !== undefined) return `name must match the pattern ${(e.params as { pattern: string }).pattern}`;
       return `must match the pattern ${(e.params as { pattern: string }).pattern}`;
     case 'not':
       // Sealed models reject unknown properties with `unevaluatedProperties: { not: {} }`,
@@ -42,7 +45,8 @@ function messageOf(e: ErrorObject): string {
 export function toFieldErrors(where: FieldError['in'], errors: ErrorObject[] | null | undefined): FieldError[] {
   const byPath = new Map<string, { messages: string[]; types: string[] }>();
   for (const e of errors ?? []) {
-    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'allOf' || e.keyword === 'if') continue;
+    // A failed `propertyNames` is reported twice by ajv: once for the name's own keyword, kept.
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'allOf' || e.keyword === 'if' || e.keyword === 'propertyNames') continue;
     const key = pointerOf(e);
     const entry = byPath.get(key) ?? { messages: [], types: [] };
     if (e.keyword === 'type') entry.types.push(String((e.params as { type: string }).type));

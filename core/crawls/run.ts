@@ -49,7 +49,10 @@ export async function runSiteCrawl(db: Db, crawlId: string, o: CrawlOptions): Pr
   const fetcher = new SiteFetcher({ ...o });
   const robots = await fetcher.robotsTxt(workspace.website);
   const first = await fetcher.page(workspace.website, robots);
-  if (first.error?.code === 'blocked_address') return finishCrawl(db, crawlId, { error: notPublicMessage(first.error.message) });
+  if (first.error?.code === 'blocked_address') {
+    o.log.debug({ crawlId, refusedAddress: first.error.refusedAddress }, 'website refused: not a public address');
+    return finishCrawl(db, crawlId, { error: notPublicMessage(first.error.message) });
+  }
   // The site is where the home page landed (http -> https, apex -> www).
   const home = normalizeUrl(first.record.finalUrl) ?? workspace.website;
 

@@ -8,5 +8,5 @@ export { directStatements, type Statements } from './direct.ts';
 export { preparedRows, preparedPgRows } from './prepared.ts';
 export { StatementBatcher, type BatchOptions } from './batch.ts';
 export { applyRetention, DAY_MS, HOUR_MS, type RetentionRule, type RetentionResult } from './retention.ts';
-export { isUniqueViolation } from './unique.ts';
+export { isForeignKeyViolation, isUniqueViolation } from './unique.ts';
 export * from './models/index.ts';

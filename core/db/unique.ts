@@ -9,3 +9,9 @@ export function isUniqueViolation(err: unknown, hint?: string): boolean {
   // in its message (`UNIQUE constraint failed: workspaces.slug`).
   return `${e.constraint ?? ''} ${e.message ?? ''}`.includes(hint);
 }
+
+/** A foreign-key violation on either engine: the row referred to is gone (deleted meanwhile). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const e = ((err as { nativeError?: unknown } | null)?.nativeError ?? err) as { code?: string } | null;
+  return e?.code === '23503' || e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}

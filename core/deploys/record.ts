@@ -127,10 +127,10 @@ crl AS (
   SELECT crawl_id, workspace_id, id, 'queued', crawl_at, 0, now FROM scheduled
 ),
 jb AS (
-  INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
-  SELECT check_job_id, 'site_check', check_payload, 'queued', check_at, 0, $23::int, 'site_check:' || check_id, now, now FROM scheduled
+  INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, dedupe_key, workspace_id, created_at, updated_at)
+  SELECT check_job_id, 'site_check', check_payload, 'queued', check_at, 0, $23::int, 'site_check:' || check_id, workspace_id, now, now FROM scheduled
   UNION ALL
-  SELECT crawl_job_id, 'site_crawl', crawl_payload, 'queued', crawl_at, 0, $24::int, 'site_crawl:' || crawl_id, now, now FROM scheduled
+  SELECT crawl_job_id, 'site_crawl', crawl_payload, 'queued', crawl_at, 0, $24::int, 'site_crawl:' || crawl_id, workspace_id, now, now FROM scheduled
 ),
 ev AS (
   INSERT INTO events (id, workspace_id, type, data, created_at, dispatched_at, idempotency_key)
@@ -140,8 +140,8 @@ ev AS (
   RETURNING id
 ),
 fan AS (
-  INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
-  SELECT fan_job_id, 'webhook_fanout', fan_payload, 'queued', now, 0, $25::int, 'webhook_fanout:' || ev.id, now, now FROM ev JOIN input ON event_id = ev.id
+  INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, dedupe_key, workspace_id, created_at, updated_at)
+  SELECT fan_job_id, 'webhook_fanout', fan_payload, 'queued', now, 0, $25::int, 'webhook_fanout:' || ev.id, workspace_id, now, now FROM ev JOIN input ON event_id = ev.id
 )
 SELECT i.id, up.id IS NOT NULL AS created, ev.id IS NOT NULL AS fanned_out
 FROM input i LEFT JOIN up ON up.id = i.id LEFT JOIN ev ON ev.id = i.event_id`;
@@ -245,8 +245,8 @@ const INSERT_DEPLOY = `INSERT INTO deploys (id, workspace_id, commit_sha, enviro
   ON CONFLICT (workspace_id, environment, commit_sha) DO NOTHING RETURNING id`;
 const INSERT_CHECK = `INSERT INTO site_checks (id, workspace_id, deploy_id, state, trigger_kind, scheduled_at, pages, created_at) VALUES (?, ?, ?, 'queued', 'deploy', ?, '[]', ?)`;
 const INSERT_CRAWL = `INSERT INTO site_crawls (id, workspace_id, deploy_id, state, scheduled_at, pages_crawled, created_at) VALUES (?, ?, ?, 'queued', ?, 0, ?)`;
-const INSERT_TWO_JOBS = `INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
-  VALUES (?, 'site_check', ?, 'queued', ?, 0, ?, ?, ?, ?), (?, 'site_crawl', ?, 'queued', ?, 0, ?, ?, ?, ?)`;
+const INSERT_TWO_JOBS = `INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, dedupe_key, workspace_id, created_at, updated_at)
+  VALUES (?, 'site_check', ?, 'queued', ?, 0, ?, ?, ?, ?, ?), (?, 'site_crawl', ?, 'queued', ?, 0, ?, ?, ?, ?, ?)`;
 
 /**
  * The same rules one statement at a time in a transaction: every write on SQLite (where the
@@ -296,8 +296,8 @@ async function recordInTransaction(db: DbOrTrx, p: Plan): Promise<RecordResult> 
         await sql.rows(INSERT_CHECK, [scheduled.checkId, workspaceId, deploy.id, checkAt, now]);
         await sql.rows(INSERT_CRAWL, [scheduled.crawlId, workspaceId, deploy.id, crawlAt, now]);
         await sql.rows(INSERT_TWO_JOBS, [
-          ...[newId(), JSON.stringify({ checkId: scheduled.checkId }), checkAt, retryPolicy('site_check').maxAttempts, `site_check:${scheduled.checkId}`, now, now],
-          ...[newId(), JSON.stringify({ crawlId: scheduled.crawlId }), crawlAt, retryPolicy('site_crawl').maxAttempts, `site_crawl:${scheduled.crawlId}`, now, now],
+          ...[newId(), JSON.stringify({ checkId: scheduled.checkId }), checkAt, retryPolicy('site_check').maxAttempts, `site_check:${scheduled.checkId}`, workspaceId, now, now],
+          ...[newId(), JSON.stringify({ crawlId: scheduled.crawlId }), crawlAt, retryPolicy('site_crawl').maxAttempts, `site_crawl:${scheduled.crawlId}`, workspaceId, now, now],
         ]);
         if (Math.min(checkAt, crawlAt) <= now) wakeWorkersAfterCommit(trx);
       } else {

@@ -28,7 +28,7 @@ export async function scheduleRun(trx: DbOrTrx, kind: 'site_check' | 'site_crawl
     if (kind === 'site_check') await SiteCheck.query(trx).insert({ ...base, trigger_kind: 'deploy', pages: [] });
     else await SiteCrawl.query(trx).insert({ ...base, pages_crawled: 0 });
   }
-  const dedupe = { runAt, dedupeKey: `${kind}:${id}`, onDuplicate: 'replace' as const };
+  const dedupe = { runAt, dedupeKey: `${kind}:${id}`, onDuplicate: 'replace' as const, workspaceId: deploy.workspace_id };
   if (kind === 'site_check') await enqueue(trx, 'site_check', { checkId: id }, dedupe);
   else await enqueue(trx, 'site_crawl', { crawlId: id }, dedupe);
   return id;

@@ -60,6 +60,6 @@ export async function recordEvent<T extends EventType>(
     await OutboxEvent.query(trx).insert(row);
   }
   // Its fan-out to webhooks commits (and wakes a worker) with it.
-  await enqueue(trx, 'webhook_fanout', { eventId: id }, { dedupeKey: `webhook_fanout:${id}` });
+  await enqueue(trx, 'webhook_fanout', { eventId: id }, { dedupeKey: `webhook_fanout:${id}`, workspaceId });
   return id;
 }

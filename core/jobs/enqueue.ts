@@ -22,6 +22,8 @@ export interface EnqueueOptions {
    *   the new payload and maxAttempts, keeping its id. A running job is never changed.
    */
   onDuplicate?: 'ignore' | 'replace';
+  /** The workspace the job works for: workers share their slots fairly between workspaces (claim.ts). */
+  workspaceId?: string;
 }
 
 export interface EnqueueResult {
@@ -50,9 +52,9 @@ export async function enqueueKind(trx: DbOrTrx, kind: string, payload: unknown, 
   const maxAttempts = options.maxAttempts ?? retryPolicy(kind).maxAttempts;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error('maxAttempts must be a positive integer');
   const id = newId();
-  const values = [id, kind, JSON.stringify(payload), runAt, maxAttempts, options.dedupeKey ?? null, now, now];
-  const insert = `INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, dedupe_key, created_at, updated_at)
-    VALUES (?, ?, ?, 'queued', ?, 0, ?, ?, ?, ?)`;
+  const values = [id, kind, JSON.stringify(payload), runAt, maxAttempts, options.dedupeKey ?? null, options.workspaceId ?? null, now, now];
+  const insert = `INSERT INTO jobs (id, kind, payload, state, run_at, attempts, max_attempts, dedupe_key, workspace_id, created_at, updated_at)
+    VALUES (?, ?, ?, 'queued', ?, 0, ?, ?, ?, ?, ?)`;
 
   // Without a dedupe key there is no conflict to handle; with one, the conflict target names
   // the partial unique index (same predicate) on both engines.

@@ -14,6 +14,8 @@ export type FetchErrorCode =
   | 'body_too_large'
   | 'too_many_redirects'
   | 'network'
+  /** The peer answered with something that is not an HTTP response (a 101 protocol switch). */
+  | 'protocol'
   | 'aborted';
 
 /**
@@ -26,6 +28,13 @@ export class FetchError extends Error {
    * way out). For too_many_redirects it includes the answer past the limit, so a loop shows.
    */
   redirects: RedirectHop[] = [];
+
+  /**
+   * For blocked_address after a lookup: the non-public address the name resolved to. Never put
+   * in a message a user reads (that would make the guard an internal DNS oracle); operator logs
+   * at debug level only.
+   */
+  refusedAddress?: string;
 
   constructor(
     readonly code: FetchErrorCode,

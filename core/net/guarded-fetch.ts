@@ -15,7 +15,7 @@ export const DEFAULT_USER_AGENT = 'sitehealth/1.0 (+https://sitehealth.dev/bot)'
 
 export interface GuardedFetchOptions {
   method?: 'GET' | 'HEAD' | 'POST';
-  /** Extra request headers; Host, Content-Length, Connection and Transfer-Encoding are ours. */
+  /** Extra request headers; Host, Content-Length and the hop-by-hop and protocol headers are ours. */
   headers?: Record<string, string>;
   /** Request body, POST only. */
   body?: string | Uint8Array;
@@ -70,15 +70,17 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 const DEFAULT_MAX_REDIRECTS = 10;
-// Owned by the connection layer: a caller's value would desync framing or the pinned host.
-const RESERVED_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'connection', 'transfer-encoding']);
+// Owned by the connection layer: a caller's value would desync framing or the pinned host, or
+// invite a protocol switch. Dropped whatever the caller's own rules let through.
+const RESERVED_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'keep-alive', 'te', 'trailer', 'upgrade', 'expect', 'http2-settings']);
+const isReserved = (lower: string) => RESERVED_HEADERS.has(lower) || lower.startsWith('proxy-');
 
 function requestHeaders(options: GuardedFetchOptions, body: Buffer | undefined): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = { 'user-agent': options.userAgent ?? DEFAULT_USER_AGENT };
   if (options.headers) {
     for (const name of Object.keys(options.headers)) {
       const lower = name.toLowerCase();
-      if (!RESERVED_HEADERS.has(lower)) headers[lower] = options.headers[name];
+      if (!isReserved(lower)) headers[lower] = options.headers[name];
     }
   }
   if (body !== undefined) headers['content-length'] = body.length;

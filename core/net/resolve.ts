@@ -50,7 +50,11 @@ export async function resolveHost(
     // The family comes from the address itself: Node's connect trusts the pair we hand it.
     const family = isIP(address);
     if (family === 0 || !classifyAddress(address, opts).allowed) {
-      throw new FetchError('blocked_address', `the address of ${host} (${address}) is not public`);
+      // The message names no address: whoever reads it (a webhook's admin, a check's reader)
+      // must not learn what an internal name resolves to. Operators get it at debug level.
+      const refused = new FetchError('blocked_address', `${host} resolves to a non-public address`);
+      refused.refusedAddress = address;
+      throw refused;
     }
     checked[i] = { address, family: family as 4 | 6 };
   }

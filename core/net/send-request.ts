@@ -101,12 +101,20 @@ function start(
 
   let connectTimer: NodeJS.Timeout | undefined;
   let responded = false;
+  /** A stale pooled socket: the request went out again on a new one, which settles instead. */
+  let resent = false;
   const clearConnectTimer = (): void => {
     if (connectTimer !== undefined) clearTimeout(connectTimer);
     connectTimer = undefined;
   };
 
-  life.onStop((err) => req.destroy(err));
+  // Settle here as well as destroy: a request whose socket is already gone (a refused upgrade)
+  // emits nothing more, so the deadline must not rely on an 'error' event to end the wait.
+  life.onStop((err) => {
+    clearConnectTimer();
+    req.destroy(err);
+    reject(err);
+  });
   req.on('socket', (socket) => {
     if (!socket.connecting) return; // a pooled socket, connected long ago
     // "Connected" means usable: for https the handshake counts, a server that accepts and
@@ -123,12 +131,29 @@ function start(
     life.clear();
     resolve({ res, remoteAddress: res.socket?.remoteAddress ?? '' });
   });
+  // A 101 (or any upgrade) is not an HTTP response: Node hands the socket to an 'upgrade'
+  // listener, and without one drops it while emitting neither 'response' nor 'error'. Taking
+  // the socket here turns it into a failed request at once.
+  req.on('upgrade', (res: IncomingMessage, socket: import('node:stream').Duplex) => {
+    clearConnectTimer();
+    socket.destroy();
+    life.clear();
+    reject(new FetchError('protocol', `${target.host} answered ${res.statusCode ?? 101} Switching Protocols: a protocol upgrade is not an HTTP response`));
+  });
+  // A request that closes without a response head and without an error (nothing else reports it).
+  req.on('close', () => {
+    clearConnectTimer();
+    if (!responded && !resent) reject(life.reason ?? new FetchError('network', `the connection to ${target.host} closed before a response`));
+  });
   // Stays attached for the life of the request: Node may report a late socket error here.
   req.on('error', (err: NodeJS.ErrnoException) => {
     clearConnectTimer();
     if (responded) return; // the body reader reports what happens after the head
     if (life.reason) return reject(life.reason);
-    if (!retried && req.reusedSocket && isStaleSocket(err)) return start(hop, life, resolve, reject, true);
+    if (!retried && req.reusedSocket && isStaleSocket(err)) {
+      resent = true;
+      return start(hop, life, resolve, reject, true);
+    }
     reject(toNetworkError(err, target.host));
   });
   req.end(hop.body);

@@ -1,4 +1,4 @@
-import { OutboxEvent, Webhook, WebhookDelivery, WebhookMessage, isPostgres, rawRows, withTransaction, type Db, type DbOrTrx } from '../db/index.ts';
+import { OutboxEvent, Webhook, WebhookDelivery, WebhookMessage, isForeignKeyViolation, isPostgres, rawRows, withTransaction, type Db, type DbOrTrx } from '../db/index.ts';
 import { enqueue } from '../jobs/index.ts';
 import { FetchError, guardedFetch } from '../net/index.ts';
 import { webhookDeliveryFailed, webhookDeliverySucceeded, webhookPaused, SYSTEM_ACTOR, type Actor } from '../activity/index.ts';
@@ -25,6 +25,8 @@ export interface DeliverySettings {
   ca?: string;
   /** Told of every recorded attempt once its transaction committed (the worker's metrics). */
   onAttempt?: DeliveryObserver;
+  /** Operator log: a refused address is written here at debug level, never into the attempt. */
+  log?: { debug(fields: object, message: string): void };
 }
 
 /**
@@ -97,11 +99,24 @@ interface Exchange {
   error: string | null;
 }
 
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The spellings of a sent secret a receiver may echo: as sent, JSON-escaped (a JSON body quoting
+ * a header with `"` or `\\` in it) and percent-encoded. Matched exactly, at any length: a short
+ * value is as secret as a long one.
+ */
+function echoedForms(value: string): string[] {
+  return [...new Set([value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)])];
+}
+
 /** Response text as stored: 500 characters, the secrets and custom header values replaced. */
 function redactedText(text: string, webhook: Webhook): string {
-  let out = text;
-  const hidden = [webhook.secret, webhook.previous_secret, ...webhook.headers.map(([, v]) => v)].filter((s): s is string => !!s && s.length >= 4);
-  for (const s of hidden) out = out.split(s).join('[REDACTED]');
+  const sent = [webhook.secret, webhook.previous_secret, ...webhook.headers.map(([, v]) => v)].filter((s): s is string => !!s);
+  // One pass, longest first: a value containing another is replaced whole, and a short value
+  // never matches inside a [REDACTED] already written.
+  const hidden = [...new Set(sent.flatMap(echoedForms))].sort((a, b) => b.length - a.length);
+  const out = hidden.length ? text.replace(new RegExp(hidden.map(escapeRegExp).join('|'), 'g'), '[REDACTED]') : text;
   return redactSecrets(out).slice(0, RESPONSE_TEXT_LIMIT);
 }
 
@@ -145,6 +160,7 @@ async function send(webhook: Webhook, message: WebhookMessage, s: DeliverySettin
     };
   } catch (err) {
     if (!(err instanceof FetchError) || err.code === 'aborted') throw err;
+    if (err.refusedAddress) s.log?.debug({ webhookId: webhook.id, refusedAddress: err.refusedAddress }, 'webhook receiver refused: not a public address');
     return { status: 'failed', responseStatus: null, responseBody: redactedText(err.message, webhook), durationMs: Math.round(performance.now() - started), retryAfterSeconds: null, error: redactedText(err.message, webhook) };
   }
 }
@@ -181,12 +197,20 @@ async function record(db: Db, webhookId: string, message: WebhookMessage, x: Exc
   let outcome: DeliveryOutcome = 'failed';
   const row = await withTransaction(db, async (trx) => {
     const now = nowMs();
-    // The message row locked, with its attempts so far, in one statement.
+    // The message row locked first, then its attempts counted in a statement of their own: on
+    // PostgreSQL a statement that waited for the lock still reads with the snapshot it began
+    // with, so counting in the locking statement would miss the attempt whose transaction the
+    // wait was for, and two redeliveries would take the same number. (SQLite writes one
+    // transaction at a time: the lock is the database's.)
+    if (isPostgres(trx)) {
+      const locked = await rawRows<{ id: string }>(trx, 'SELECT id FROM webhook_messages WHERE id = ? FOR UPDATE', [message.id]);
+      if (!locked.length) return null; // deleted with its webhook while we sent
+    }
     const [counts] = await rawRows<{ last: number | null; automatic: number | string | null }>(
       trx,
       `SELECT (SELECT MAX(attempt) FROM webhook_deliveries d WHERE d.message_id = m.id) AS last,
               (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.message_id = m.id AND d.origin IN ('event', 'retry')) AS automatic
-       FROM webhook_messages m WHERE m.id = ?${isPostgres(trx) ? ' FOR UPDATE' : ''}`,
+       FROM webhook_messages m WHERE m.id = ?`,
       [message.id],
     );
     if (!counts) return null; // deleted with its webhook while we sent
@@ -231,7 +255,7 @@ async function record(db: Db, webhookId: string, message: WebhookMessage, x: Exc
     });
     if (automatic) {
       await WebhookMessage.query(trx).findById(message.id).patch({ state: x.status === 'success' ? 'delivered' : retry ? 'pending' : 'failed' });
-      if (retry) await enqueue(trx, 'webhook_delivery', { messageId: message.id, attempt: automaticSoFar + 2 }, { runAt: nextRetryAt!, dedupeKey: deliveryJobKey(message.id, automaticSoFar + 2) });
+      if (retry) await enqueue(trx, 'webhook_delivery', { messageId: message.id, attempt: automaticSoFar + 2 }, { runAt: nextRetryAt!, dedupeKey: deliveryJobKey(message.id, automaticSoFar + 2), workspaceId: message.workspace_id });
     } else if (x.status === 'success' && message.state !== 'once') {
       await WebhookMessage.query(trx).findById(message.id).whereIn('state', ['failed', 'cancelled']).patch({ state: 'delivered' });
     }
@@ -300,8 +324,11 @@ export async function fanOutAndDeliver(db: Db, eventId: string, s: DeliverySetti
   return todo.length;
 }
 
-/** `POST /v1/webhooks/{id}/test`: a `webhook.test` event to this endpoint only, sent now, never retried. */
-export async function sendTest(db: Db, webhook: Webhook, s: DeliverySettings, actor: Actor): Promise<WebhookDelivery> {
+/**
+ * `POST /v1/webhooks/{id}/test`: a `webhook.test` event to this endpoint only, sent now, never
+ * retried. Null when the webhook was deleted meanwhile (before the send or while it was out).
+ */
+export async function sendTest(db: Db, webhook: Webhook, s: DeliverySettings, actor: Actor): Promise<WebhookDelivery | null> {
   const now = nowMs();
   const body = eventBody({ id: newId(), type: 'webhook.test', createdAt: now, workspaceId: webhook.workspace_id, data: { webhookId: webhook.id, message: 'This is a test event from sitehealth.' } });
   const message = await WebhookMessage.query(db).insert({
@@ -315,18 +342,23 @@ export async function sendTest(db: Db, webhook: Webhook, s: DeliverySettings, ac
     body_hash: sha256Hex(body),
     state: 'once',
     created_at: now,
+  }).catch((err: unknown) => {
+    if (isForeignKeyViolation(err)) return null;
+    throw err;
   });
+  if (!message) return null;
   const x = await send(webhook, message, s);
-  return (await record(db, webhook.id, message, x, 'test', s, actor))!;
+  return record(db, webhook.id, message, x, 'test', s, actor);
 }
 
 /**
  * Sends a message again exactly as before (same body and delivery key, so the same body
  * signature; a new timestamp and timestamped signature), as its next attempt, never retried.
  */
-export async function redeliver(db: Db, webhook: Webhook, message: WebhookMessage, s: DeliverySettings, actor: Actor): Promise<WebhookDelivery> {
+export async function redeliver(db: Db, webhook: Webhook, message: WebhookMessage, s: DeliverySettings, actor: Actor): Promise<WebhookDelivery | null> {
   const x = await send(webhook, message, s);
-  return (await record(db, webhook.id, message, x, 'redelivery', s, actor))!;
+  // Null when the webhook (and with it the message) was deleted while the attempt was out.
+  return record(db, webhook.id, message, x, 'redelivery', s, actor);
 }
 
 /** The message an attempt of this webhook belongs to. */
@@ -337,14 +369,14 @@ export async function messageOfAttempt(db: DbOrTrx, webhookId: string, attemptId
   return message ? { attempt, message } : null;
 }
 
-/** The delivery settings of the service's configuration (CONTRACT 1.1). */
+/** The delivery settings of the service's configuration (README, Configuration). */
 export function deliverySettings(c: {
   allowPrivateNetwork: boolean;
   webhookTimeoutMs: number;
   webhookRetryScheduleSeconds: number[];
   webhookPauseAfterFailures: number;
   webhookPauseAfterHours: number;
-}, signal?: AbortSignal, onAttempt?: DeliveryObserver): DeliverySettings {
+}, signal?: AbortSignal, onAttempt?: DeliveryObserver, log?: DeliverySettings['log']): DeliverySettings {
   return {
     allowPrivateNetwork: c.allowPrivateNetwork,
     timeoutMs: c.webhookTimeoutMs,
@@ -353,5 +385,6 @@ export function deliverySettings(c: {
     pauseAfterHours: c.webhookPauseAfterHours,
     signal,
     onAttempt,
+    log,
   };
 }

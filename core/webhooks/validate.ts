@@ -3,12 +3,20 @@ import { checkPublicUrl } from '../net/index.ts';
 
 /** Custom headers per webhook. */
 export const MAX_HEADERS = 10;
-const HEADER_NAME = /^[A-Za-z0-9-]+$/;
-/** Set by us on every delivery: a custom header may not replace them, in any letter case. */
-const RESERVED = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'webhook-body-signature', 'content-type', 'content-length', 'host']);
-// A value is sent as an HTTP header: no control characters (they would split the header).
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
+// The rules of `WebhookCreate.headers` in spec/webhooks.tsp; the schema carries the name syntax
+// and the value alphabet too, so these repeat them only for callers that skip the HTTP layer.
+const HEADER_NAME = /^[A-Za-z0-9-]{1,64}$/;
+const HEADER_VALUE = /^[ -~]*$/;
+/** Set by sitehealth on every delivery. */
+const OURS = new Set(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'webhook-body-signature', 'content-type', 'content-length', 'user-agent']);
+/** Hop-by-hop and protocol headers: they would change how the request is framed or routed. */
+const PROTOCOL = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect', 'http2-settings']);
+
+function refusal(lower: string): string | null {
+  if (OURS.has(lower)) return 'cannot be set: sitehealth sets the signing headers, Content-Type, Content-Length and User-Agent itself';
+  if (PROTOCOL.has(lower) || lower.startsWith('proxy-')) return 'cannot be set: hop-by-hop and protocol headers (Host, Connection, Keep-Alive, Transfer-Encoding, TE, Trailer, Upgrade, Expect, HTTP2-Settings, Proxy-*) belong to the connection';
+  return null;
+}
 
 const pointer = (name: string) => `/headers/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
@@ -25,16 +33,17 @@ export function headerPairs(input: Record<string, string | null>, stored: Readon
   for (const name of names) {
     const lower = name.toLowerCase();
     const value = input[name];
-    if (!HEADER_NAME.test(name)) errors.push({ in: 'body', path: pointer(name), message: 'name must use letters, digits and hyphens only' });
-    else if (RESERVED.has(lower)) errors.push({ in: 'body', path: pointer(name), message: 'cannot be set: the signing headers, Content-Type, Content-Length and Host are set by sitehealth' });
+    const refused = refusal(lower);
+    if (!HEADER_NAME.test(name)) errors.push({ in: 'body', path: pointer(name), message: 'name must be 1 to 64 letters, digits and hyphens' });
+    else if (refused) errors.push({ in: 'body', path: pointer(name), message: refused });
     else if (seen.has(lower)) errors.push({ in: 'body', path: pointer(name), message: 'is given twice (header names are case-insensitive)' });
     seen.add(lower);
     if (value === null) {
       const kept = stored.find(([n]) => n.toLowerCase() === lower);
       if (!kept) errors.push({ in: 'body', path: pointer(name), message: 'is null, which keeps a stored value, but the webhook has no such header' });
       else out.push([name, kept[1]]);
-    } else if (CONTROL.test(value)) {
-      errors.push({ in: 'body', path: pointer(name), message: 'must not contain control characters' });
+    } else if (!HEADER_VALUE.test(value)) {
+      errors.push({ in: 'body', path: pointer(name), message: 'must be visible ASCII characters and spaces only' });
     } else {
       out.push([name, value]);
     }

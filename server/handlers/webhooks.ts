@@ -51,7 +51,9 @@ export const remove: Handler<'Webhooks_delete'> = async ({ db, access, path }) =
 export const test: Handler<'Webhooks_test'> = async ({ db, access, auth, path, config }) => {
   const w = await getWebhook(db, path.id);
   await access.workspace(w.workspace_id, 'admin', MANAGE);
-  return { status: 200, body: deliveryToApi(await sendTest(db, w, deliverySettings(config), keyActor(auth))) };
+  const attempt = await sendTest(db, w, deliverySettings(config), keyActor(auth));
+  if (!attempt) throw new NotFound(); // deleted while the test was out
+  return { status: 200, body: deliveryToApi(attempt) };
 };
 
 export const listDeliveriesOf: Handler<'Webhooks_listDeliveries'> = async ({ db, access, path, query }) => {
@@ -72,5 +74,7 @@ export const redeliver: Handler<'Webhooks_redeliver'> = async ({ db, access, aut
   const found = await messageOfAttempt(db, w.id, path.deliveryId);
   if (!found) throw new NotFound();
   if (!w.active) throw new Conflict('webhook_paused', 'The webhook is paused; set active: true with PUT /v1/webhooks/{id} to redeliver.');
-  return { status: 201, body: deliveryToApi(await redeliverAttempt(db, w, found.message, deliverySettings(config), keyActor(auth))) };
+  const attempt = await redeliverAttempt(db, w, found.message, deliverySettings(config), keyActor(auth));
+  if (!attempt) throw new NotFound(); // deleted while the attempt was out
+  return { status: 201, body: deliveryToApi(attempt) };
 };
