@@ -227,7 +227,9 @@ export interface paths {
          * @description Send the identical body again: the body signature and `webhook-id` equal the original's; only
          *     the timestamp and the timestamped signature are new. Logged as the next attempt of that
          *     delivery, sent synchronously and never retried. `409 webhook_paused` on a paused webhook.
-         *     **Scope:** `webhooks`. **Role:** admin or owner.
+         *     Concurrent redeliveries of one delivery take consecutive attempt numbers, each once; a webhook
+         *     deleted while the attempt is out answers `404 not_found`. **Scope:** `webhooks`. **Role:**
+         *     admin or owner.
          */
         post: operations["Webhooks_redeliver"];
         delete?: never;
@@ -249,7 +251,8 @@ export interface paths {
          * Send a test event
          * @description Send a `webhook.test` event to this endpoint only, regardless of its subscriptions and even
          *     when paused. Sent synchronously (bounded by the timeout) and never retried; it counts in
-         *     `failureCount`. **Scope:** `webhooks`. **Role:** admin or owner.
+         *     `failureCount`. A webhook deleted while its test is out answers `404 not_found` (the attempt
+         *     went with it). **Scope:** `webhooks`. **Role:** admin or owner.
          */
         post: operations["Webhooks_test"];
         delete?: never;
@@ -499,7 +502,11 @@ export interface components {
             status: "success" | "failed";
             /** @description The receiver's HTTP status, or null when no answer came. */
             responseStatus: number | null;
-            /** @description Up to 500 characters of the answer (or why no answer came), with the secrets, custom header values and anything shaped like a key replaced by `[REDACTED]`. */
+            /**
+             * @description Up to 500 characters of the answer (or why no answer came). The signing secrets and the
+             *     custom header values, each matched exactly at any length as sent, JSON-escaped and
+             *     percent-encoded, and anything shaped like a key are replaced by `[REDACTED]`.
+             */
             responseBody: string | null;
             /** Format: int32 */
             durationMs: number;
@@ -1152,8 +1159,10 @@ export interface components {
          *     (`v1,<new> v1,<old>`): receivers that verify against either secret keep working while they
          *     switch. (Standard Webhooks libraries accept any one matching signature of the list.)
          *
-         *     **Retries**: an attempt succeeds on a 2xx within 10 s (`WEBHOOK_TIMEOUT_MS`); redirects are not
-         *     followed and count as failures. A failed delivery is retried after 1 min, 5 min, 30 min, 2 h,
+         *     **Retries**: an attempt succeeds on a 2xx within 10 s (`WEBHOOK_TIMEOUT_MS`), the whole answer
+         *     included: a receiver that stalls after its headers or trickles its body fails at the timeout,
+         *     and one that answers `101 Switching Protocols` (or any protocol upgrade) fails at once.
+         *     Redirects are not followed and count as failures. A failed delivery is retried after 1 min, 5 min, 30 min, 2 h,
          *     6 h, 12 h and 24 h (`WEBHOOK_RETRY_SCHEDULE`; 8 attempts in all), each delay with ±10% jitter;
          *     a `Retry-After` on a 429 or 503 answer is honoured within the schedule's shortest and longest
          *     delays. The schedule alone decides retries. `failureCount` counts consecutive failed attempts
@@ -1168,7 +1177,8 @@ export interface components {
          *     **Addresses**: `url` must be https on a public host, checked when it is set (no IP literal in a
          *     non-public range, no `localhost`, `*.local`, `*.internal` or single-label name) and again at
          *     every delivery: the name is resolved, every address must be public, and the connection goes to
-         *     the address that was checked.
+         *     the address that was checked. A refused attempt says the host "resolves to a non-public
+         *     address" and never names the address, so the guard reveals nothing about internal names.
          */
         Webhook: {
             id: components["schemas"]["uuid"];

@@ -38,10 +38,10 @@ export interface ClaimOptions {
   busyWorkspaces?: readonly string[];
 }
 
-// The fair-share rule (docs/operating.md#fair-workers): a workspace that already has a job
-// running in this worker, or one in the same claim, never takes the worker's last free slot.
-// That slot goes to a workspace with nothing running here (or to a job of no workspace), so
-// one or two workspaces whose jobs hang until their timeouts cannot hold every slot while
+// The fair-share rule ("Fair workers" in docs/operating.md#processes-and-scaling): a workspace
+// that already has a job running in this worker, or one in the same claim, never takes the
+// worker's last free slot. That slot goes to a workspace with nothing running here (or to a job
+// of no workspace), so one or two workspaces whose jobs hang until their timeouts cannot hold every slot while
 // another workspace's check is due. `head` takes all but the last slot in queue order; `tail`
 // takes the last slot for the oldest due job of a workspace that is neither busy here nor in
 // `head`.
