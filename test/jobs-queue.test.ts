@@ -117,6 +117,40 @@ for (const engine of engines()) {
       assert.deepEqual(await claimJobs(db, { workerId: 'w3', limit: 10, leaseMs: 5000, now: t }), []);
     });
 
+    test('fair share: a workspace running k jobs takes another only while more than k slots are free; a backlog never hides another workspace', async () => {
+      const t = nowMs();
+      const [a, b, c] = ['0193a4e2-0000-7000-8000-00000000000a', '0193a4e2-0000-7000-8000-00000000000b', '0193a4e2-0000-7000-8000-00000000000c'];
+      const add = async (workspaceId: string | undefined, n: number, at: number) => {
+        const ids: string[] = [];
+        for (let i = 0; i < n; i++) ids.push((await enqueueKind(db, 'noop', {}, { runAt: at + i, workspaceId })).id);
+        return ids;
+      };
+      const claim = async (limit: number, busyWorkspaces: string[] = []) =>
+        (await claimJobs(db, { workerId: 'w', limit, leaseMs: 5000, now: t, busyWorkspaces })).map((j) => j.workspaceId);
+      // Alone, a workspace takes half of four free slots, and nothing more while it holds them.
+      await add(a, 100, t - 10_000);
+      assert.deepEqual(await claim(4), [a, a]);
+      assert.deepEqual(await claim(2, [a, a]), []);
+      // Its backlog (98 jobs, all earlier) hides neither a second workspace nor a third: each
+      // has nothing running, so each takes one of the two free slots. A second job of the
+      // second workspace would not have taken the last one.
+      const [fromB] = await add(b, 2, t - 1000);
+      const [fromC] = await add(c, 1, t - 500);
+      assert.deepEqual(await claim(2, [a, a]), [b, c]);
+      assert.deepEqual(await claim(1, [a, a, b, c]), []);
+      assert.equal((await jobRow(db, fromB)).state, 'running');
+      assert.equal((await jobRow(db, fromC)).state, 'running');
+      await db('jobs').del();
+      // Two new workspaces at once: least loaded first, and the last slot stays free.
+      await add(a, 5, t - 100);
+      await add(b, 5, t - 50);
+      assert.deepEqual((await claim(4)).sort(), [a, a, b].sort());
+      await db('jobs').del();
+      // Jobs of no workspace are not shared out: they fill every slot in queue order.
+      const plain = await add(undefined, 6, t - 100);
+      assert.deepEqual((await claimJobs(db, { workerId: 'w', limit: 4, leaseMs: 5000, now: t })).map((j) => j.id), plain.slice(0, 4));
+    });
+
     test('concurrent claims from separate connections never share a job', async () => {
       const n = 300;
       await db.transaction(async (trx) => {

@@ -102,8 +102,9 @@ export class Runner {
   /** The queue may hold due jobs (false once a claim came back short, until woken). */
   private maybeMore = true;
   /**
-   * The last claim left only the reserved slot empty (core/jobs/claim.ts, the fair-share rule):
-   * busy workspaces may have due jobs, so a finishing job claims again at once.
+   * The last claim left slots free while jobs were running here: the fair-share rule
+   * (core/jobs/claim.ts) may have held busy workspaces' due jobs back, so a finishing job claims
+   * again at once instead of waiting for the poll.
    */
   private heldBack = false;
   /** Counts wake-ups so a wake-up during a claim is not lost. */
@@ -192,7 +193,9 @@ export class Runner {
           this.o.logger.error({ err: errorText(err) }, 'claim failed; retrying at the next poll');
           break;
         }
-        this.heldBack = jobs.length === free - 1;
+        // Short of the free slots while this worker runs (or just took) jobs: the rule may be
+        // what held the rest back, and a job that ends changes what it allows.
+        this.heldBack = jobs.length < free && (jobs.length > 0 || this.running.size > 0);
         if (jobs.length < free && seq === this.wakeSeq) this.maybeMore = false;
         const batch = ++this.claimSeq;
         for (const job of jobs) this.startJob(job, batch);
@@ -204,7 +207,7 @@ export class Runner {
 
   private async claim(limit: number): Promise<ClaimedJob[]> {
     const now = this.now();
-    const busyWorkspaces = [...new Set([...this.running.values()].flatMap((r) => (r.job.workspaceId ? [r.job.workspaceId] : [])))];
+    const busyWorkspaces = [...this.running.values()].flatMap((r) => (r.job.workspaceId ? [r.job.workspaceId] : []));
     const jobs = await claimJobs(this.q, { workerId: this.workerId, limit, leaseMs: this.o.leaseMs, now, busyWorkspaces });
     for (const job of jobs) this.o.metrics?.claimed(job.kind, now - job.runAt);
     return jobs;
