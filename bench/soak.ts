@@ -47,7 +47,7 @@
 //      unanswered, no automatic attempt after a successful one, no `lease_lost`/`stale` job in
 //      the workers' logs, no lease recovered from a live worker, and no job of the killed worker
 //      started again before its lease ran out;
-//   7. every 2xx answer is a row of the request log (CONTRACT 7), the outage notwithstanding.
+//   7. every 2xx answer is a row of the request log (docs/api.md#request-logs), the outage notwithstanding.
 //
 // The report is printed, and written to bench/results/soak.md when run as `npm run soak`, or to
 // SOAK_REPORT when set (test/soak.test.ts runs the same thing for 60 s). Ctrl-C (or SIGTERM)

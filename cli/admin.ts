@@ -1,4 +1,4 @@
-// Operator CLI (CONTRACT 1.2): `npm run admin -- <command> [flags] [--json]`.
+// Operator CLI (docs/api.md#operator-cli): `npm run admin -- <command> [flags] [--json]`.
 // Exit codes: 0 success; 1 usage, validation or domain error, or a database that stayed busy or
 // unreachable (one line on stderr, nothing changed); 2 an unexpected failure (a bug), also one line.
 import path from 'node:path';

@@ -18,7 +18,7 @@ export interface Command<I = unknown, R extends object = Record<string, unknown>
   options: NonNullable<ParseArgsConfig['options']>;
   parse(values: OptionValues): I;
   run(db: Db, input: I): Promise<R>;
-  /** The `--json` object: exactly the keys CONTRACT 1.2 lists (the result may hold more, for `text`). */
+  /** The `--json` object: exactly the keys docs/api.md#operator-cli lists (the result may hold more, for `text`). */
   json(result: R): object;
   text(result: R): string;
 }

@@ -5,7 +5,7 @@
  * parameters, violating query strings. Every answer must be a 4xx problem document (never 5xx,
  * even for operations that answer 501 once validated) and nothing may be written.
  *
- * An independent oracle (ajv over the document, as CONTRACT section 2 defines validity) decides
+ * An independent oracle (ajv over the document, as docs/api.md#validation defines validity) decides
  * whether a generated request really is invalid; generated values the oracle accepts are skipped.
  * FUZZ_RUNS overrides the number of runs per property (default 200).
  */
@@ -35,7 +35,7 @@ type Schema = Record<string, any>;
 type Json = unknown;
 
 // ---------------------------------------------------------------------------------------------
-// The oracle: ajv over the document. Ids are plain UUIDs (CONTRACT section 2) and timestamps
+// The oracle: ajv over the document. Ids are plain UUIDs (docs/api.md#paths-and-formats) and timestamps
 // must be representable, so the formats are as strict as the contract, not ajv-formats' defaults.
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv2020) => Ajv2020;
@@ -471,7 +471,7 @@ function queryParams(op: DocOp) {
   return op.params.filter((p) => p.in === 'query');
 }
 
-/** The query object schema exactly as CONTRACT section 2 reads it: declared params, nothing else. */
+/** The query object schema exactly as docs/api.md#validation reads it: declared params, nothing else. */
 function querySchema(op: DocOp): Schema {
   const ps = queryParams(op);
   return {
@@ -505,7 +505,7 @@ async function tables(db: Db): Promise<string[]> {
            where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')`,
         )) as { rows: Array<{ name: string }> }).rows.map((r) => r.name)
       : ((await db.raw(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`)) as Array<{ name: string }>).map((r) => r.name);
-  // knex bookkeeping, the request log (CONTRACT section 7 logs failed requests too) and the
+  // knex bookkeeping, the request log (docs/api.md#request-logs: failed requests are logged too) and the
   // key's rate-limit count (every request counts, whatever it answers): the legitimate writes
   // of a rejected request.
   return names.filter((n) => !/(^|\.)(knex_migrations|request_log|rate_limit_windows)/.test(n)).sort();

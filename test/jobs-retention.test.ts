@@ -12,7 +12,7 @@ const DAY = 86_400_000;
 
 after(dropCreatedDatabases);
 
-test('the default rules follow interface.md section 8', () => {
+test('the default rules follow docs/operating.md#retention', () => {
   const byName = new Map(retentionRules.map((r) => [r.name, r]));
   assert.equal(byName.get('activity')!.maxAgeMs, 90 * DAY);
   assert.equal(byName.get('request_logs')!.maxAgeMs, 30 * DAY);

@@ -398,7 +398,7 @@ describe('sdk pagination', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('sdk typed errors', () => {
-  /** Every problem code of CONTRACT section 2, its status and the class it must give. */
+  /** Every problem code of docs/api.md#error-codes the SDK types, its status and the class it must give. */
   const CODES: Array<[ProblemCode, number, abstract new (...args: never[]) => SiteHealthError]> = [
     ['validation_failed', 400, ValidationError],
     ['invalid_json', 400, ValidationError],

@@ -74,7 +74,7 @@ for (const engine of engines()) {
       assert.equal(r.code, 0, r.err);
       assert.equal(r.err, '');
       const body = JSON.parse(r.out);
-      assert.deepEqual(Object.keys(body), ['rows'], 'CONTRACT 1.2: --json prints exactly {rows}');
+      assert.deepEqual(Object.keys(body), ['rows'], 'docs/api.md#operator-cli: --json prints exactly {rows}');
       return body;
     }
 

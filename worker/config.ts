@@ -1,6 +1,6 @@
 import { loadConfig, type Config } from '../core/platform/index.ts';
 
-// Worker settings: CONTRACT 1.1 (WORKER_CONCURRENCY, WORKER_POLL_MS) plus the queue's own.
+// Worker settings: README.md#configuration (WORKER_CONCURRENCY, WORKER_POLL_MS) plus the queue's own.
 //
 // | variable                  | default          | meaning                                          |
 // | JOB_LEASE_MS              | 60000            | a claimed job belongs to its worker this long    |

@@ -17,7 +17,7 @@ export interface TaskContext {
   logger: Logger;
   /** The worker's clock (core/clock.ts unless a test injects one). */
   now(): number;
-  /** The service's settings (CONTRACT 1.1). */
+  /** The service's settings (README.md#configuration). */
   config: Config;
   /** Webhook deliveries report each attempt here (the worker's metrics, when they are on). */
   observeDelivery?: DeliveryObserver;

@@ -275,7 +275,7 @@ export async function checkNoDoubleRuns(
 }
 
 /**
- * 7. Nothing the API acknowledged is missing from the request log (CONTRACT 7): every 2xx the
+ * 7. Nothing the API acknowledged is missing from the request log (docs/api.md#request-logs): every 2xx the
  * clients got is a row, however the database came and went; and no more rows than answers.
  */
 export async function checkRequestLog(db: Db, workspaceId: string, load: LoadResult): Promise<Check> {

@@ -11,7 +11,7 @@ const ROLE_NEEDED: Record<Role, string> = {
 };
 
 /**
- * Who may see and do what, per CONTRACT section 2.1, for one request. A workspace the key
+ * Who may see and do what, per docs/api.md#who-may-do-what, for one request. A workspace the key
  * cannot see is 404 (never 403); only once it is visible does a too-low role become 403.
  */
 export class WorkspaceGuard {

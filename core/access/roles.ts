@@ -2,7 +2,7 @@ import { enumValues, type Schemas } from '../contract/index.ts';
 
 export type Role = Schemas['Role'];
 
-/** Highest first: owner > admin > member > viewer (the contract's `Role` enum, CONTRACT 2.1). */
+/** Highest first: owner > admin > member > viewer (the `Role` enum of spec/common/access.tsp; docs/api.md#roles). */
 export const ROLES = enumValues('Role');
 
 export function isRole(value: unknown): value is Role {

@@ -11,7 +11,7 @@ import type { ActivityKind } from './writers.ts';
 // page reads are newer than the cursor (or, for a row written with an earlier time, land on a
 // later page), so no row is skipped or shown twice.
 //
-// What a caller sees (CONTRACT 1.2 and 3) is the union of three disjoint sets, each read
+// What a caller sees (docs/api.md#who-sees-which-rows) is the union of three disjoint sets, each read
 // newest first from its own index, up to limit+1 rows, and merged here:
 // - rows of the given workspaces (activity's (workspace_id, created_at, id) index, read per
 //   workspace up to PER_WORKSPACE_READS of them);

@@ -6,7 +6,7 @@ import type { Schemas } from '../contract/index.ts';
 // Every activity row is written here, so the set of kinds and actions stays in one file
 // and the reader (GET /v1/activity) and the TypeSpec docs can list them.
 //
-// Scoping (CONTRACT 1.2): a row about a workspace carries workspace_id AND account_id
+// Scoping (docs/api.md#who-sees-which-rows): a row about a workspace carries workspace_id AND account_id
 // (the account that owns the workspace), so its security rows stay readable by that
 // account's users after the workspace is deleted; an account-level row (a limit change,
 // an unbound key) has workspace_id null and account_id set.

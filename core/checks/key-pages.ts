@@ -6,7 +6,7 @@ import { topPagesByClicks } from '../search-data/index.ts';
 export const KEY_PAGES = 20;
 
 /**
- * The key pages of a check, in the order CONTRACT section 5 gives: the pages with the most search
+ * The key pages of a check, in the order docs/api.md#key-pages gives: the pages with the most search
  * clicks over the last 28 days of imported search data, then the shallowest pages of the last
  * finished crawl (fewest clicks from the home page; most linked first), then the sitemap.
  * Same origin as the home page only, the home page itself excluded, at most KEY_PAGES.

@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { FieldError } from '../platform/index.ts';
 
-// ajv's errors as CONTRACT field errors (`{in, path, message}`), keeping the JSON pointer of
+// ajv's errors as the API's field errors (`{in, path, message}`, docs/api.md#problem-documents), keeping the JSON pointer of
 // every offending field rather than flattening them into one string.
 
 /** One RFC 6901 reference token (ajv escapes instancePath itself, but not property names in params). */
@@ -39,7 +39,7 @@ function messageOf(e: ErrorObject): string {
 }
 
 /**
- * ajv's errors as CONTRACT field errors, keeping the pointer per field. `anyOf` branches
+ * ajv's errors as the API's field errors (docs/api.md#problem-documents), keeping the pointer per field. `anyOf` branches
  * (e.g. string-or-null) are folded into one message per field instead of one per branch.
  */
 export function toFieldErrors(where: FieldError['in'], errors: ErrorObject[] | null | undefined): FieldError[] {

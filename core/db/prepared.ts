@@ -6,7 +6,8 @@ import { isSqliteBusy, readerOf } from './sqlite-client.ts';
 // A statement run on every request, prepared once per connection instead of parsed and planned
 // each time. knex sends every statement unnamed, so PostgreSQL plans it anew: for the
 // authentication query (four tables) planning took longer than running it (about 440 µs a call
-// against 150 µs prepared, .tmp/authq.ts on this machine). better-sqlite3 likewise compiles a
+// against 150 µs prepared, in a one-off measurement on the development machine that was not kept;
+// `npm run bench:api` measures the authenticated request end to end). better-sqlite3 likewise compiles a
 // statement per call through knex. On a transaction, the statement runs on its connection (knex
 // hands a transaction's client that one connection).
 

@@ -3,7 +3,7 @@ import type { Schemas } from '../contract/index.ts';
 import { NotFound, ValidationFailed, toIso } from '../platform/index.ts';
 import { newestChecksByDeploy, siteCheckToApi } from '../checks/index.ts';
 
-/** Only this environment, compared exactly, triggers checks (CONTRACT section 3). */
+/** Only this environment, compared exactly, triggers checks (docs/api.md#scheduling-checks-and-crawls). */
 export const PRODUCTION = 'production';
 
 export function deployToApi(row: Deploy): Schemas['Deploy'] {

@@ -68,7 +68,7 @@ function plan(workspaceId: string, input: DeployInput, delays: ScheduleDelays): 
   return { workspaceId, input, now, sha, environment, deployedAt, changes, fresh, delays };
 }
 
-/** When the check and the crawl of a deploy deployed at `deployedAt` run (CONTRACT section 3). */
+/** When the check and the crawl of a deploy deployed at `deployedAt` run (docs/api.md#scheduling-checks-and-crawls). */
 function runTimes(p: Plan, deployedAt: number): { checkAt: number; crawlAt: number } {
   const from = Math.max(p.now, deployedAt);
   return { checkAt: from + p.delays.siteCheckDelaySeconds * 1000, crawlAt: from + p.delays.crawlDelaySeconds * 1000 };

@@ -23,7 +23,8 @@ const PRIVATE_RANGES: ReadonlySet<string> = new Set(['loopback', 'private', 'uni
 /**
  * ::/96 (IPv4-compatible, deprecated by RFC 4291) is 'unicast' to ipaddr.js, yet ::7f00:1 is
  * 127.0.0.1 in disguise for any stack that still honours the old tunnelling rules. It is
- * stricter than the contract's ipaddr.js rule, on purpose; nobody publishes a service there.
+ * stricter than the ipaddr.js rule of docs/api.md#address-guard, on purpose; nobody publishes a
+ * service there.
  */
 const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96');
 
@@ -54,8 +55,8 @@ export function classifyAddress(ip: string, opts: AddressPolicyOptions): Address
 /**
  * Names that only mean something inside a network are refused before any lookup, so a
  * resolver (or /etc/hosts) can never turn them into an internal address. With
- * allowPrivateNetwork the contract opens localhost, *.local, *.internal and single labels;
- * *.localhost stays shut because the contract does not list it.
+ * allowPrivateNetwork, docs/api.md#address-guard opens localhost, *.local, *.internal and
+ * single labels; *.localhost stays shut because it is not on that list.
  */
 export function checkHostName(name: string, opts: AddressPolicyOptions): NameVerdict {
   let host = name.toLowerCase();

@@ -4,7 +4,7 @@
 import type { Schemas } from '../contract/index.ts';
 import type { PageAnalysis } from './analyze-html.ts';
 
-/** The page record of CONTRACT section 5, as the contract declares it. */
+/** The page record of docs/api.md#page-records, as spec/site-checks.tsp declares it (`PageRecord`). */
 export type PageRecord = Schemas['PageRecord'];
 
 export type PageFetchFields = Pick<PageRecord, 'url' | 'finalUrl' | 'status' | 'redirects' | 'ttfbMs' | 'bytes' | 'blockedByRobotsTxt'>;

@@ -1,5 +1,5 @@
 // Reads the environment once; every process (server, worker, CLI) shares these names.
-// See CONTRACT section 1.1 for the meaning of each variable.
+// See README.md#configuration for the meaning of each variable.
 
 export interface Config {
   port: number;

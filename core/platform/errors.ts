@@ -1,4 +1,4 @@
-// Domain errors carry the problem-document fields of CONTRACT section 2; the HTTP layer
+// Domain errors carry the problem-document fields of docs/api.md#problem-documents; the HTTP layer
 // turns them into application/problem+json in one place. Domain code never sees Koa.
 
 export interface FieldError {

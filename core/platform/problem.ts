@@ -1,6 +1,6 @@
 import type { DomainError, FieldError } from './errors.ts';
 
-// The RFC 9457 problem document of CONTRACT section 2, shared by every HTTP listener (the API
+// The RFC 9457 problem document of docs/api.md#problem-documents, shared by every HTTP listener (the API
 // server and the worker's metrics listener) so an error looks the same wherever it comes from.
 
 export interface ProblemDocument {

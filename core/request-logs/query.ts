@@ -4,7 +4,7 @@ import { ValidationFailed, toIso } from '../platform/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { DAY_MS, ERROR_STATUS, HOUR_MS, requestLogToApi } from './types.ts';
 
-// GET /v1/logs (CONTRACT section 7): a page of rows, newest first by (created_at, id), and
+// GET /v1/logs (docs/api.md#request-logs): a page of rows, newest first by (created_at, id), and
 // `meta` over the whole filtered window. The page walks request_logs_list_idx (or the failed
 // / status code / route index when that filter applies). `meta` comes from the rollups unless
 // `q` is given, so its cost does not depend on the number of requests in the window:

@@ -3,7 +3,7 @@ import type { RequestLog, RequestLogHourly, RequestLogRollup } from '../db/index
 import type { Schemas } from '../contract/index.ts';
 import { toIso } from '../platform/index.ts';
 
-/** One finished /v1 request, as the HTTP layer hands it over (CONTRACT section 7). */
+/** One finished /v1 request, as the HTTP layer hands it over (docs/api.md#request-logs). */
 export interface RequestLogInput {
   workspaceId: string;
   method: string;
@@ -46,5 +46,5 @@ export function requestLogToApi(row: RequestLogRow): RequestLogApi {
 
 export { HOUR_MS, DAY_MS } from '../db/index.ts';
 
-/** `status=failed` means a status code of 400 or more (CONTRACT section 7). */
+/** `status=failed` means a status code of 400 or more (docs/api.md#request-logs). */
 export const ERROR_STATUS = 400;

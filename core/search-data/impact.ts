@@ -1,4 +1,4 @@
-// A deploy's impact on search traffic (CONTRACT section 6; the rule is written out in the
+// A deploy's impact on search traffic (docs/api.md#impact; the rule is written out in the
 // `Impact` model of spec/deploys.tsp): equal windows before and after the deploy's date, from
 // the per-day totals (at most 15 rows), and the pages its findings name from the per-page rows.
 

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 
-// Standard Webhooks signing (CONTRACT section 4), one pure function the SDK's verifier shares
+// Standard Webhooks signing (docs/api.md#signing), one pure function the SDK's verifier shares
 // its test vectors with: `webhook-signature` signs `<webhook-id>.<webhook-timestamp>.<body>`,
 // `webhook-body-signature` the body alone, each `v1,` + base64 HMAC-SHA256. During the 24 hours
 // after a rotation both secrets sign, space-separated in each header, so receivers that still

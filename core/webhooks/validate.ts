@@ -52,7 +52,7 @@ export function headerPairs(input: Record<string, string | null>, stored: Readon
   return out;
 }
 
-/** An https URL on a public host (CONTRACT section 4), judged without any DNS lookup. */
+/** An https URL on a public host (docs/api.md#address-guard), judged without any DNS lookup. */
 export function assertWebhookUrl(url: string, allowPrivateNetwork: boolean): void {
   const verdict = checkPublicUrl(url, { allowPrivateNetwork, httpsOnly: true });
   if (!verdict.ok) {

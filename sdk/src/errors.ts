@@ -2,7 +2,7 @@
 // response (an RFC 9457 problem document, or whatever a proxy answered) into a typed error.
 import type { FieldError } from './types.js';
 
-/** The stable `code` of every problem document the API answers (CONTRACT section 2). */
+/** The stable `code` of every problem document the API answers (docs/api.md#error-codes). */
 export type ProblemCode =
   | 'validation_failed'
   | 'invalid_json'

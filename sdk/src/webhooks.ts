@@ -1,5 +1,5 @@
-// Webhook signatures (Standard Webhooks, https://www.standardwebhooks.com/, and CONTRACT section
-// 4). Every delivery carries:
+// Webhook signatures (Standard Webhooks, https://www.standardwebhooks.com/, and the repository's
+// docs/api.md#signing). Every delivery carries:
 //   webhook-id              the delivery key (the same on retries and redeliveries of one message)
 //   webhook-timestamp       Unix seconds when the attempt was signed
 //   webhook-signature       "v1," + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`

@@ -9,7 +9,7 @@ export const list: Handler<'Activity_list'> = async ({ db, auth, access, query }
     scope = { workspaceIds: [workspace.id], accountId: null };
   } else {
     // Every workspace the caller belongs to; an unbound key adds its account's own rows and the
-    // security rows of the account's deleted workspaces (CONTRACT 1.2 and 3).
+    // security rows of the account's deleted workspaces (docs/api.md#who-sees-which-rows).
     scope = { workspaceIds: await access.workspaceIds(), accountId: auth.workspaceId ? null : auth.accountId };
   }
   const { data, nextCursor } = await listActivity(db, {

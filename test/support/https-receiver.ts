@@ -1,6 +1,7 @@
 // A real HTTPS webhook receiver on 127.0.0.1 with a self-signed certificate. Processes that must
-// trust it (server and worker) get NODE_EXTRA_CA_CERTS=<certFile>, the standard way (CONTRACT
-// 1.1). It records every request exactly as received and answers as the test scripts it.
+// trust it (server and worker) get NODE_EXTRA_CA_CERTS=<certFile>, the standard way
+// (docs/api.md#environment-variables). It records every request exactly as received and answers
+// as the test scripts it.
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 export async function up(db: Knex): Promise<void> {
   await db.schema.createTable('activity', (t) => {
     t.uuid('id').primary();
-    // No foreign keys: security rows outlive their workspace (CONTRACT section 3).
+    // No foreign keys: security rows outlive their workspace (docs/api.md#who-sees-which-rows).
     t.uuid('account_id');
     t.uuid('workspace_id');
     t.string('kind', 16).notNullable();

@@ -15,7 +15,7 @@ export async function up(db: Knex): Promise<void> {
     t.text('changes').notNullable();
     t.bigInteger('created_at').notNullable();
     t.bigInteger('updated_at').notNullable();
-    // The upsert key (interface rule 1, per workspace as CONTRACT section 3 says).
+    // The upsert key, per workspace (docs/api.md#recording-a-deploy).
     t.unique(['workspace_id', 'environment', 'commit_sha'], { indexName: 'deploys_upsert_key' });
   });
   // Newest-first listing, index-bound however many deploys a workspace has.

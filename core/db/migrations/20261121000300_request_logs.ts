@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-// One row per logged /v1 request (CONTRACT section 7), written in batches by
+// One row per logged /v1 request (docs/api.md#request-logs), written in batches by
 // core/request-logs/writer.ts and kept 30 days (core/retention.ts). Times are epoch ms.
 //
 // Indexes (every one leads with workspace_id, as every read names one workspace):

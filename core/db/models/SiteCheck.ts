@@ -14,7 +14,7 @@ export class SiteCheck extends Model {
   declare scheduled_at: number;
   declare started_at: number | null;
   declare finished_at: number | null;
-  /** Page records (CONTRACT section 5). */
+  /** Page records (docs/api.md#page-records). */
   declare pages: unknown[];
   /** What the check found when it finished: findings against its baseline and issues on its own. */
   declare findings: { findings?: unknown[]; issues?: unknown[] } | null;
