@@ -172,7 +172,7 @@ async function benchOurs(
     await h
       .transaction(async (trx) => {
         const now = Date.now();
-        const res = (await trx.raw(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${PG_CLAIM}`, ['{}', now, CONCURRENCY, 2 * CONCURRENCY, CONCURRENCY, CONCURRENCY, 'bench', now + 60_000, now, now])) as {
+        const res = (await trx.raw(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${PG_CLAIM}`, ['{}', now, CONCURRENCY, CONCURRENCY, CONCURRENCY, CONCURRENCY, 'bench', now + 60_000, now, now])) as {
           rows: Array<{ 'QUERY PLAN': string }>;
         };
         plan = res.rows.map((r) => r['QUERY PLAN']).join('\n');

@@ -46,3 +46,6 @@ export type Handler<K extends OperationId> = (ctx: HandlerContext<K>) => Promise
 
 /** Every operation of the document must have exactly one handler. */
 export type HandlerMap = { [K in OperationId]: Handler<K> };
+
+/** A handler as the dispatcher calls it, whatever its operation. */
+export type AnyHandler = (ctx: HandlerContext<OperationId>) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>;

@@ -131,20 +131,24 @@ for (const engine of engines()) {
       await add(a, 100, t - 10_000);
       assert.deepEqual(await claim(4), [a, a]);
       assert.deepEqual(await claim(2, [a, a]), []);
-      // Its backlog (98 jobs, all earlier) hides neither a second workspace nor a third: each
-      // has nothing running, so each takes one of the two free slots. A second job of the
-      // second workspace would not have taken the last one.
+      // Its backlog (98 jobs, all earlier) hides neither a second workspace nor a third. The
+      // second takes one of the two free slots, not both (its own second job is next in the
+      // queue), and the last slot goes to the third.
       const [fromB] = await add(b, 2, t - 1000);
       const [fromC] = await add(c, 1, t - 500);
-      assert.deepEqual(await claim(2, [a, a]), [b, c]);
-      assert.deepEqual(await claim(1, [a, a, b, c]), []);
+      assert.deepEqual(await claim(2, [a, a]), [b]);
+      assert.deepEqual(await claim(1, [a, a, b]), [c]);
+      assert.deepEqual(await claim(1, [a, a, b]), []);
       assert.equal((await jobRow(db, fromB)).state, 'running');
       assert.equal((await jobRow(db, fromC)).state, 'running');
       await db('jobs').del();
-      // Two new workspaces at once: least loaded first, and the last slot stays free.
+      // Two workspaces with backlogs: the first takes half, the second half of the rest, and
+      // the last slot stays free for a third.
       await add(a, 5, t - 100);
       await add(b, 5, t - 50);
-      assert.deepEqual((await claim(4)).sort(), [a, a, b].sort());
+      assert.deepEqual(await claim(4), [a, a]);
+      assert.deepEqual(await claim(2, [a, a]), [b]);
+      assert.deepEqual(await claim(1, [a, a, b]), []);
       await db('jobs').del();
       // Jobs of no workspace are not shared out: they fill every slot in queue order.
       const plain = await add(undefined, 6, t - 100);

@@ -16,11 +16,11 @@ export interface AuthContext extends Caller {
 }
 
 /**
- * The workspace a request is about, when the HTTP layer can tell before reading anything:
- * named directly (a path, `workspace_id`, a body's `workspaceId`), or as the workspace of a
- * row the path names (`/v1/deploys/{id}`). The key's binding is the default.
+ * The workspace a request is about, when the HTTP layer can tell before reading anything: named
+ * directly, or as the workspace of a row it names (`table` is the owning domain's table, whose
+ * rows carry `id` and `workspace_id`; see registerRowTables). The key's binding is the default.
  */
-export type WorkspaceHint = { workspaceId: string } | { table: 'deploys' | 'webhooks'; id: string } | null;
+export type WorkspaceHint = { workspaceId: string } | { table: string; id: string } | null;
 
 export interface Authenticated {
   auth: AuthContext;
@@ -47,22 +47,37 @@ function authSql(target: string, keyHash = '?'): string {
     LIMIT 1`;
 }
 
-const AUTH_SQL = {
-  binding: authSql('k.workspace_id'),
-  named: authSql('COALESCE(?, k.workspace_id)'),
-  deploys: authSql('COALESCE((SELECT workspace_id FROM deploys WHERE id = ?), k.workspace_id)'),
-  webhooks: authSql('COALESCE((SELECT workspace_id FROM webhooks WHERE id = ?), k.workspace_id)'),
-} as const;
+const SQL_NAME = /^[a-z_][a-z0-9_]*$/;
+/** Tables whose rows may name a request's workspace, as the owning domains declare them. */
+const rowTables = new Set<string>();
+
+/**
+ * Declares the tables whose rows can name a request's workspace (each owning domain's, collected
+ * where the server is assembled). A hint naming another table is a programming error.
+ */
+export function registerRowTables(tables: Iterable<string>): void {
+  for (const table of tables) {
+    if (!SQL_NAME.test(table)) throw new Error(`not a table name: ${table}`);
+    rowTables.add(table);
+  }
+}
+
+const rowWorkspace = (table: string, id: string) => `(SELECT workspace_id FROM ${table} WHERE id = ${id})`;
+
+const BINDING_SQL = authSql('k.workspace_id');
+const NAMED_SQL = authSql('COALESCE(?, k.workspace_id)');
+const rowSql = (table: string) => authSql(`COALESCE(${rowWorkspace(table, '?')}, k.workspace_id)`);
 
 // PostgreSQL: the lookups of concurrent requests in one execution (core/db/batch.ts). Each
 // request's row is the same query as above, run per input row (LATERAL, LIMIT 1: index lookups
 // whatever the planner guesses about the array's length); `ord` says whose row it is.
-const AUTH_BATCH_SQL = `SELECT r.ord, a.*
-  FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::uuid[]) WITH ORDINALITY AS r(key_hash, named, deploy_id, webhook_id, ord)
-  CROSS JOIN LATERAL (${authSql(
-    `COALESCE(r.named, (SELECT workspace_id FROM deploys WHERE id = r.deploy_id), (SELECT workspace_id FROM webhooks WHERE id = r.webhook_id), k.workspace_id)`,
-    'r.key_hash',
-  )}) a`;
+function authBatchSql(tables: readonly string[]): string {
+  const rows = tables.map((t) => `WHEN '${t}' THEN ${rowWorkspace(t, 'r.row_id')}`).join(' ');
+  const fromRow = tables.length ? `CASE r.row_table ${rows} END, ` : '';
+  return `SELECT r.ord, a.*
+  FROM unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[]) WITH ORDINALITY AS r(key_hash, named, row_table, row_id, ord)
+  CROSS JOIN LATERAL (${authSql(`COALESCE(r.named, ${fromRow}k.workspace_id)`, 'r.key_hash')}) a`;
+}
 
 type AuthRow = Record<string, unknown>;
 interface Lookup {
@@ -73,11 +88,13 @@ interface Lookup {
 const authBatcher = new StatementBatcher<Lookup, AuthRow | undefined>(
   async (db, lookups) => {
     const column = (f: (l: Lookup) => string | null) => lookups.map(f);
-    const rows = await preparedPgRows<AuthRow>(db, 'sitehealth_auth_batch', AUTH_BATCH_SQL, [
+    const tables = [...rowTables].sort();
+    // Named by the tables it covers: registering another table makes it a new statement.
+    const rows = await preparedPgRows<AuthRow>(db, `sitehealth_auth_batch_${tables.join('_')}`, authBatchSql(tables), [
       column((l) => l.digest),
       column((l) => (l.hint && 'workspaceId' in l.hint ? l.hint.workspaceId : null)),
-      column((l) => (l.hint && 'table' in l.hint && l.hint.table === 'deploys' ? l.hint.id : null)),
-      column((l) => (l.hint && 'table' in l.hint && l.hint.table === 'webhooks' ? l.hint.id : null)),
+      column((l) => (l.hint && 'table' in l.hint ? l.hint.table : null)),
+      column((l) => (l.hint && 'table' in l.hint ? l.hint.id : null)),
     ]);
     const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
     return lookups.map((_, i) => byOrd.get(i + 1));
@@ -86,21 +103,12 @@ const authBatcher = new StatementBatcher<Lookup, AuthRow | undefined>(
 );
 
 async function lookUpKey(db: Db, digest: string, hint: WorkspaceHint): Promise<AuthRow | undefined> {
+  if (hint && 'table' in hint && !rowTables.has(hint.table)) throw new Error(`no row table registered as ${hint.table}`);
   if (isPostgres(db)) return authBatcher.submit(db, { digest, hint });
   // SQLite answers in-process: a round trip costs nothing there, so each request asks alone.
-  let form: keyof typeof AUTH_SQL;
-  let bindings: string[];
-  if (hint && 'workspaceId' in hint) {
-    form = 'named';
-    bindings = [hint.workspaceId, digest];
-  } else if (hint) {
-    form = hint.table;
-    bindings = [hint.id, digest];
-  } else {
-    form = 'binding';
-    bindings = [digest];
-  }
-  return (await preparedRows<AuthRow>(db, `sitehealth_auth_${form}`, AUTH_SQL[form], bindings))[0];
+  if (hint && 'workspaceId' in hint) return (await preparedRows<AuthRow>(db, 'sitehealth_auth_named', NAMED_SQL, [hint.workspaceId, digest]))[0];
+  if (hint) return (await preparedRows<AuthRow>(db, `sitehealth_auth_row_${hint.table}`, rowSql(hint.table), [hint.id, digest]))[0];
+  return (await preparedRows<AuthRow>(db, 'sitehealth_auth_binding', BINDING_SQL, [digest]))[0];
 }
 
 /**

@@ -8,6 +8,7 @@ export { createApiKey, revokeApiKey, parseScopes, type CreatedApiKey } from './a
 export { SCOPES, isScope, looksLikeKey, generateKey, hashKey, keyHint, KEY_PREFIX, KEY_LENGTH, crc32, type Scope } from './key-format.ts';
 export {
   authenticateKey,
+  registerRowTables,
   LAST_USED_RESOLUTION_MS,
   type AuthContext,
   type Authenticated,

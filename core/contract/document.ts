@@ -28,6 +28,19 @@ export interface OperationObject {
   responses: Record<string, { content?: Record<string, { schema: JsonSchema }>; headers?: Record<string, unknown> }>;
   security?: Array<Record<string, string[]>>;
   'x-scope'?: string;
+  'x-workspace'?: WorkspaceSource;
+}
+
+/**
+ * Where an operation's workspace comes from, as its `x-workspace` extension declares it
+ * (spec/main.tsp, "Workspaces of operations"): a path, query or body field that names the
+ * workspace itself, or (`of`) a path id naming a row of that resource, whose workspace it is.
+ */
+export interface WorkspaceSource {
+  from: 'path' | 'query' | 'body';
+  name: string;
+  /** The resource (model name) a path id names, e.g. `Deploy`; absent: the id is a workspace's. */
+  of?: string;
 }
 
 export interface OpenApiDocument {
@@ -62,7 +75,28 @@ export interface Operation {
   /** Koa form, e.g. `/v1/deploys/:id`. */
   koaPath: string;
   scope: string | null;
+  /** Where the workspace the request is about comes from; null: the key's binding, if any. */
+  workspace: WorkspaceSource | null;
+  /** Query parameters and top-level body fields holding UUIDs (stored lower case). */
+  uuidFields: { query: string[]; body: string[] };
   def: OperationObject;
+}
+
+function isUuidSchema(schema: JsonSchema | undefined, doc: OpenApiDocument): boolean {
+  if (!schema) return false;
+  if (schema.format === 'uuid') return true;
+  const ref = schema.$ref;
+  if (typeof ref === 'string') return isUuidSchema(doc.components.schemas[ref.replace('#/components/schemas/', '')], doc);
+  const allOf = schema.allOf;
+  return Array.isArray(allOf) && allOf.some((s) => isUuidSchema(s as JsonSchema, doc));
+}
+
+function bodyUuidFields(def: OperationObject, doc: OpenApiDocument): string[] {
+  let schema = def.requestBody?.content['application/json']?.schema;
+  const ref = schema?.$ref;
+  if (typeof ref === 'string') schema = doc.components.schemas[ref.replace('#/components/schemas/', '')];
+  const properties = (schema?.properties ?? {}) as Record<string, JsonSchema>;
+  return Object.keys(properties).filter((name) => isUuidSchema(properties[name], doc));
 }
 
 export function listOperations(doc: OpenApiDocument = loadDocument()): Operation[] {
@@ -76,6 +110,11 @@ export function listOperations(doc: OpenApiDocument = loadDocument()): Operation
         route,
         koaPath: route.replace(/\{([^}]+)\}/g, ':$1'),
         scope: def['x-scope'] ?? null,
+        workspace: def['x-workspace'] ?? null,
+        uuidFields: {
+          query: (def.parameters ?? []).filter((p) => p.in === 'query' && isUuidSchema(p.schema, doc)).map((p) => p.name),
+          body: bodyUuidFields(def, doc),
+        },
         def,
       });
     }

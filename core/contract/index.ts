@@ -10,7 +10,8 @@ export {
   type ParameterObject,
   type JsonSchema,
   type Schemas,
+  type WorkspaceSource,
 } from './document.ts';
 export { createAjv, anchored, type AjvOptions, type ValidateFunction } from './ajv.ts';
-export { enumValues, propertyLimit, schemaErrors } from './values.ts';
+export { enumValues, schemaErrors } from './values.ts';
 export { toFieldErrors, describeFieldErrors } from './field-errors.ts';

@@ -22,22 +22,6 @@ export function enumValues<N extends EnumSchemaName>(name: N): ReadonlyArray<Sch
   return values as Array<Schemas[N]>;
 }
 
-/** A numeric keyword (maxLength, maxItems, maximum...) of a property of a model schema. */
-export function propertyLimit(model: keyof Schemas, property: string, keyword: 'maxLength' | 'minLength' | 'maxItems' | 'minItems' | 'maximum' | 'minimum'): number {
-  const props = schema(model).properties as Record<string, JsonSchema> | undefined;
-  const prop = props?.[property];
-  const direct = prop?.[keyword];
-  if (typeof direct === 'number') return direct;
-  // A property typed by a named scalar keeps its limits on the referenced schema.
-  const ref = prop?.$ref;
-  if (typeof ref === 'string') {
-    const target = schema(ref.replace('#/components/schemas/', ''))[keyword];
-    if (typeof target === 'number') return target;
-  }
-  throw new Error(`${String(model)}.${property} has no ${keyword}`);
-}
-
-
 /**
  * Field errors of `value` against a named schema of the document (empty when it conforms), for
  * input that does not arrive through the HTTP layer, such as the operator CLI's flags.

@@ -1,10 +1,9 @@
 import { OutboxEvent, type DbOrTrx } from '../db/index.ts';
-import { enumValues, type Schemas } from '../contract/index.ts';
+import type { Schemas } from '../contract/index.ts';
 import { newId, nowMs } from '../platform/index.ts';
 import { enqueue } from '../jobs/index.ts';
 
-/** Event types a webhook can subscribe to: the contract's `WebhookEvent` enum. */
-export const SUBSCRIBABLE_EVENTS = enumValues('WebhookEvent');
+/** Event types a webhook can subscribe to: the `WebhookEvent` enum of spec/webhooks.tsp. */
 export type EventType = Schemas['WebhookEvent'];
 
 /** Each event's `data`, as spec/events.tsp documents it for partners. */

@@ -97,11 +97,11 @@ WHERE id IN (SELECT id FROM picked)
 RETURNING id, kind, payload, attempts, max_attempts, run_at, created_at, workspace_id`;
 
 /**
- * How far into the due queue one claim looks. Workspaces that can take nothing are left out of
- * the scan, so twice the free slots is enough for the ranking to move past a busy workspace's
- * backlog within a claim or two.
+ * How far into the due queue one claim looks, and so how many rows it locks: as many as it may
+ * take, as before the rule. That is enough: a workspace the rule stops is left out of the next
+ * claim's scan, so a busy workspace's backlog holds another workspace back by one claim at most.
  */
-const scanLength = (free: number) => 2 * free;
+const scanLength = (free: number) => free;
 
 /**
  * Take up to `limit` due jobs, oldest run_at first, under the fair-share rule above, and lease

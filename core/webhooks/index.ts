@@ -6,3 +6,6 @@ export { listDeliveries, getDelivery, deliveryToApi } from './deliveries.ts';
 export { signatureHeaders, signingKey, generateSecret, sha256Hex, SECRET_PREFIX } from './signing.ts';
 export { headerPairs, assertWebhookUrl, MAX_HEADERS } from './validate.ts';
 export { webhookRetention } from './retention.ts';
+
+/** Webhook rows carry their workspace: an operation whose path names a webhook declares `of: "Webhook"` (spec/main.tsp). */
+export const WEBHOOK_ROWS = { resource: 'Webhook', table: 'webhooks' } as const;

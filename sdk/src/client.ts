@@ -84,11 +84,6 @@ export class SiteHealth {
     this.activity = new Activity(this.raw);
     this.webhooks = new Webhooks(this.raw);
   }
-
-  /** @deprecated The same as `raw`. */
-  get client(): ApiClient {
-    return this.raw;
-  }
 }
 
 /**

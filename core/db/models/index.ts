@@ -12,4 +12,3 @@ export { OutboxEvent } from './OutboxEvent.ts';
 export { RequestLog, RequestLogHourly, RequestLogRollup } from './RequestLog.ts';
 export { CrawlPage } from './CrawlPage.ts';
 export { Webhook, WebhookMessage, WebhookDelivery } from './Webhook.ts';
-export { SearchData, SearchDataDay } from './SearchData.ts';

@@ -1,0 +1,65 @@
+import type { Context, Next } from 'koa';
+import type { Db } from '../../core/db/index.ts';
+import { authenticateKey, looksLikeKey, type WorkspaceHint } from '../../core/access/index.ts';
+import type { Operation } from '../../core/contract/index.ts';
+import { DomainError, isUuid } from '../../core/platform/index.ts';
+import { NO_BODY, readBodyText, tryParseJson } from '../body.ts';
+import { problem, sendProblem } from '../problem.ts';
+import type { OperationState } from '../state.ts';
+
+const UNAUTHORIZED = problem(401, 'unauthorized', 'Unauthorized', 'Send a valid API key in the X-API-Key header.');
+
+/** A key that cannot be one (wrong shape or checksum) is refused before anything is read. */
+export async function requireKeyShape(ctx: Context, next: Next): Promise<void> {
+  if (!looksLikeKey(ctx.get('x-api-key'))) return sendProblem(ctx, UNAUTHORIZED);
+  await next();
+}
+
+/**
+ * Reads the body (up to 1 MiB) before the key is looked up: the workspace it names lets one
+ * query return the key, the caller's role in that workspace and the workspace itself.
+ */
+export async function readBody(ctx: Context, next: Next): Promise<void> {
+  const state = ctx.state as OperationState;
+  state.bodyText = state.op.def.requestBody ? await readBodyText(ctx) : NO_BODY;
+  await next();
+}
+
+/**
+ * The workspace the request names, where the operation's `x-workspace` says to look
+ * (spec/main.tsp): a field naming a workspace, or a path id naming a row whose workspace it is.
+ */
+function workspaceHint(state: OperationState, tableOf: ReadonlyMap<string, string>): WorkspaceHint {
+  const source = state.op.workspace;
+  if (!source) return null;
+  let value: unknown;
+  if (source.from === 'path') value = state.params[source.name];
+  else if (source.from === 'query') value = state.query[source.name];
+  else if (state.bodyText !== NO_BODY) value = (tryParseJson(state.bodyText) as Record<string, unknown> | null | undefined)?.[source.name];
+  if (typeof value !== 'string' || !isUuid(value)) return null;
+  const id = value.toLowerCase();
+  return source.of ? { table: tableOf.get(source.of)!, id } : { workspaceId: id };
+}
+
+/** The caller behind the key, read with the workspace the request names (docs/api.md#who-may-do-what). */
+export function authenticate(db: Db, tableOf: ReadonlyMap<string, string>) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const state = ctx.state as OperationState;
+    const authenticated = await authenticateKey(db, ctx.get('x-api-key'), workspaceHint(state, tableOf));
+    if (!authenticated) return sendProblem(ctx, UNAUTHORIZED);
+    state.auth = authenticated.auth;
+    state.named = authenticated.prefetched;
+    await next();
+  };
+}
+
+/** The operation's `x-scope`: a key without it is refused (after the rate limit has counted it). */
+export function requireScope(op: Operation) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const { auth } = ctx.state as OperationState;
+    if (op.scope && !(auth!.scopes as string[]).includes(op.scope)) {
+      throw new DomainError(403, 'insufficient_scope', 'Insufficient scope', `This operation needs the "${op.scope}" scope.`);
+    }
+    await next();
+  };
+}

@@ -1,0 +1,47 @@
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { WorkspaceGuard } from '../../core/access/index.ts';
+import type { Db } from '../../core/db/index.ts';
+import type { Config } from '../../core/platform/index.ts';
+import type { AnyHandler } from '../handler-types.ts';
+import type { OperationState } from '../state.ts';
+
+/**
+ * The workspace guard for the handler (visibility and roles: 404 before 403), whose first
+ * workspace becomes the request log's.
+ */
+export function guardWorkspaces(db: Db) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const state = ctx.state as OperationState;
+    state.access = new WorkspaceGuard(db, state.auth!, state.named, (id) => {
+      state.workspaceId ??= id;
+    });
+    await next();
+  };
+}
+
+/** Runs the operation's handler and writes its reply. */
+export function dispatch(handler: AnyHandler, o: { db: Db; config: Config; log: Logger }) {
+  return async (ctx: Context): Promise<void> => {
+    const state = ctx.state as OperationState;
+    const reply = await handler({
+      path: state.params as never,
+      query: state.query as never,
+      body: state.body as never,
+      auth: state.auth!,
+      access: state.access,
+      db: o.db,
+      config: o.config,
+      log: o.log,
+      requestId: state.requestId,
+    });
+    ctx.status = reply.status;
+    if (reply.headers) ctx.set(reply.headers);
+    if (reply.status !== 204) {
+      // Serialized once here: given an object, Koa stringifies it to learn its length (asked by
+      // koa-compress) and again to send it, which on a page of large deploys is seconds of CPU.
+      ctx.type = 'application/json';
+      ctx.body = JSON.stringify(reply.body);
+    }
+  };
+}

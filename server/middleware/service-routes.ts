@@ -1,0 +1,59 @@
+import type { Context, Next } from 'koa';
+import type { Db } from '../../core/db/index.ts';
+import { EXPOSITION_CONTENT_TYPE, MetricsUnauthorized, metricsGate } from '../../core/metrics/index.ts';
+import { NotFound } from '../../core/platform/index.ts';
+import { serveDocs, serveVersioned } from '../docs.ts';
+import type { HttpMetrics } from '../metrics.ts';
+import type { RequestState } from '../state.ts';
+
+/**
+ * The endpoints outside `/v1`, without API keys: probes, metrics and the document
+ * (README.md#production). Each names its own route for the metrics; what matches none of them
+ * stays `unmatched`.
+ */
+export function serviceRoutes(o: { db: Db; metrics: HttpMetrics; metricsToken: string | null; docJson: string; docTag: string }) {
+  const allowMetrics = metricsGate(o.metricsToken);
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (ctx.path.startsWith('/v1/') || ctx.path === '/v1') return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new NotFound();
+    const state = ctx.state as RequestState;
+    if (ctx.path === '/health') {
+      state.route = '/health';
+      ctx.body = { status: 'ok' };
+      return;
+    }
+    if (ctx.path === '/metrics') {
+      state.route = '/metrics';
+      try {
+        allowMetrics({ remoteAddress: ctx.req.socket.remoteAddress, authorization: ctx.get('authorization') });
+      } catch (err) {
+        if (err instanceof MetricsUnauthorized) ctx.set('www-authenticate', err.challenge);
+        throw err;
+      }
+      ctx.type = EXPOSITION_CONTENT_TYPE;
+      ctx.body = await o.metrics.text();
+      return;
+    }
+    if (ctx.path === '/ready') {
+      state.route = '/ready';
+      try {
+        await o.db.raw('select 1');
+        ctx.body = { status: 'ok' };
+      } catch {
+        ctx.status = 503;
+        ctx.body = { status: 'unavailable' };
+      }
+      return;
+    }
+    if (ctx.path === '/openapi.json') {
+      state.route = '/openapi.json';
+      serveVersioned(ctx, 'application/json', o.docJson, o.docTag);
+      return;
+    }
+    if (serveDocs(ctx)) {
+      state.route = '/docs';
+      return;
+    }
+    throw new NotFound();
+  };
+}

@@ -1,0 +1,9 @@
+import { DEPLOY_ROWS } from '../core/deploys/index.ts';
+import { WEBHOOK_ROWS } from '../core/webhooks/index.ts';
+
+/**
+ * The resources an operation's `x-workspace` may name with `of` (spec/main.tsp), each with the
+ * table its owning domain keeps them in. createApp refuses to start when the document names a
+ * resource missing here.
+ */
+export const ROW_RESOURCES: ReadonlyArray<{ resource: string; table: string }> = [DEPLOY_ROWS, WEBHOOK_ROWS];
