@@ -31,7 +31,7 @@ export interface AppOptions {
 }
 
 /**
- * The HTTP app: every `/v1` route comes from the generated document, and each operation runs
+ * The HTTP app: every API route comes from the generated document, and each operation runs
  * the same pipeline, configured by what the operation declares there (`x-scope`,
  * `x-workspace`): key shape, body, authentication, rate limit, scope, validation, workspace
  * guard, handler. No route or field name is written here.

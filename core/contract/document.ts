@@ -29,6 +29,7 @@ export interface OperationObject {
   security?: Array<Record<string, string[]>>;
   'x-scope'?: string;
   'x-workspace'?: WorkspaceSource;
+  'x-request-log'?: boolean;
 }
 
 /**
@@ -77,6 +78,8 @@ export interface Operation {
   scope: string | null;
   /** Where the workspace the request is about comes from; null: the key's binding, if any. */
   workspace: WorkspaceSource | null;
+  /** False for the operations that read the request log itself: they are not logged in it. */
+  requestLogged: boolean;
   /** Query parameters and top-level body fields holding UUIDs (stored lower case). */
   uuidFields: { query: string[]; body: string[] };
   def: OperationObject;
@@ -111,6 +114,7 @@ export function listOperations(doc: OpenApiDocument = loadDocument()): Operation
         koaPath: route.replace(/\{([^}]+)\}/g, ':$1'),
         scope: def['x-scope'] ?? null,
         workspace: def['x-workspace'] ?? null,
+        requestLogged: def['x-request-log'] !== false,
         uuidFields: {
           query: (def.parameters ?? []).filter((p) => p.in === 'query' && isUuidSchema(p.schema, doc)).map((p) => p.name),
           body: bodyUuidFields(def, doc),

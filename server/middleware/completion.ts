@@ -4,7 +4,7 @@ import { bindingAllows } from '../../core/access/index.ts';
 import { nowMs } from '../../core/platform/index.ts';
 import type { HttpMetrics } from '../metrics.ts';
 import type { RequestLogSink } from '../request-log.ts';
-import type { RequestState } from '../state.ts';
+import type { OperationState, RequestState } from '../state.ts';
 
 /**
  * What happens once a response has gone out: its metrics, its log line, and its row in the
@@ -17,9 +17,9 @@ export function recordCompletion(o: { log: Logger; metrics: HttpMetrics; request
     o.metrics.observe(ctx.method, state.route, ctx.status, elapsedMs / 1000);
     const durationMs = Math.round(elapsedMs);
     o.log.info({ requestId: state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, durationMs }, 'request');
-    if (!ctx.path.startsWith('/v1/') || state.route === '/v1/logs') return;
     const auth = state.auth;
-    if (!auth) return; // 401s are not tied to a workspace
+    if (!auth) return; // not an operation, or a 401: tied to no workspace
+    if ((state as Partial<OperationState>).op?.requestLogged === false) return;
     // The workspace the handler checked; else the one the request named, if the caller can see
     // it (a 404 for someone else's workspace is not logged there); else the key's binding.
     const named = state.named && bindingAllows(auth, state.named.workspace.id) ? state.named.workspace.id : null;

@@ -29,10 +29,10 @@ export function requestContext(log: Logger, onFinish: (ctx: Context) => void) {
     ctx.set('x-content-type-options', 'nosniff');
     ctx.res.once('finish', () => onFinish(ctx));
     try {
-      // Only origin-form targets (`/v1/...`): an absolute URL (`GET http://other.example/v1/...`)
-      // is what a proxy receives, and routing it by its path alone would misread it.
+      // Only origin-form targets (a path): an absolute URL (`GET http://other.example/...`) is
+      // what a proxy receives, and routing it by its path alone would misread it.
       if (!ctx.req.url?.startsWith('/')) {
-        throw new DomainError(400, 'bad_request', 'Bad request', 'The request target must be a path such as /v1/deploys; absolute URLs are not accepted.');
+        throw new DomainError(400, 'bad_request', 'Bad request', 'The request target must be a path, not an absolute URL.');
       }
       await next();
     } catch (err) {

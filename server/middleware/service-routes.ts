@@ -1,21 +1,19 @@
 import type { Context, Next } from 'koa';
 import type { Db } from '../../core/db/index.ts';
 import { EXPOSITION_CONTENT_TYPE, MetricsUnauthorized, metricsGate } from '../../core/metrics/index.ts';
-import { NotFound } from '../../core/platform/index.ts';
 import { serveDocs, serveVersioned } from '../docs.ts';
 import type { HttpMetrics } from '../metrics.ts';
 import type { RequestState } from '../state.ts';
 
 /**
- * The endpoints outside `/v1`, without API keys: probes, metrics and the document
- * (README.md#production). Each names its own route for the metrics; what matches none of them
- * stays `unmatched`.
+ * The endpoints outside the document, without API keys: probes, metrics and the document
+ * (README.md#production). Each names its own route for the metrics; anything else goes on to the
+ * document's operations.
  */
 export function serviceRoutes(o: { db: Db; metrics: HttpMetrics; metricsToken: string | null; docJson: string; docTag: string }) {
   const allowMetrics = metricsGate(o.metricsToken);
   return async (ctx: Context, next: Next): Promise<void> => {
-    if (ctx.path.startsWith('/v1/') || ctx.path === '/v1') return next();
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new NotFound();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const state = ctx.state as RequestState;
     if (ctx.path === '/health') {
       state.route = '/health';
@@ -54,6 +52,6 @@ export function serviceRoutes(o: { db: Db; metrics: HttpMetrics; metricsToken: s
       state.route = '/docs';
       return;
     }
-    throw new NotFound();
+    await next();
   };
 }
