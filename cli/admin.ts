@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DomainError, loadConfig, safeErrorText } from '../core/platform/index.ts';
 import { createDb, isDatabaseUnavailable, migrateLatest, type Db } from '../core/db/index.ts';
-import { UsageError, type Command } from './command.ts';
+import { UsageError, registerCommand, type RegisteredCommand } from './command.ts';
 import bootstrap from './commands/bootstrap.ts';
 import usersCreate from './commands/users-create.ts';
 import membersAdd from './commands/members-add.ts';
@@ -20,16 +20,16 @@ import searchImport from './commands/search-import.ts';
 // The command table: one file per command in cli/commands/, named after the command.
 // To add one, write cli/commands/<group>-<verb>.ts exporting defineCommand({...}) and
 // list it here; help, flag parsing, --json, the database and exit codes come for free.
-const COMMANDS: Array<Command<any, any>> = [
-  bootstrap,
-  usersCreate,
-  membersAdd,
-  membersRemove,
-  keysCreate,
-  keysRevoke,
-  accountsSetLimit,
+const COMMANDS: RegisteredCommand[] = [
+  registerCommand(bootstrap),
+  registerCommand(usersCreate),
+  registerCommand(membersAdd),
+  registerCommand(membersRemove),
+  registerCommand(keysCreate),
+  registerCommand(keysRevoke),
+  registerCommand(accountsSetLimit),
   ...jobsCommands,
-  searchImport,
+  registerCommand(searchImport),
 ];
 
 const PROGRAM = 'npm run admin --';
@@ -51,7 +51,7 @@ Exit codes: 0 success; 1 usage or validation error, or the database stayed busy 
 unreachable (nothing was changed); 2 unexpected failure.`;
 }
 
-function groupHelp(group: string, members: Command[]): string {
+function groupHelp(group: string, members: RegisteredCommand[]): string {
   return `Usage: ${PROGRAM} ${group} <${members.map((c) => c.name.split(' ')[1]).join('|')}> [flags] [--json]\n\n${members
     .map((c) => `  ${c.name}  ${c.summary}`)
     .join('\n')}\n\nRun "${PROGRAM} ${group} <command> --help" for a command's flags.`;
@@ -113,7 +113,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     return 0;
   }
 
-  let input: unknown;
+  let run: ReturnType<RegisteredCommand['prepare']>;
   let json: boolean;
   try {
     const { values, positionals } = parseArgs({
@@ -124,7 +124,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     });
     if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     json = values.json === true;
-    input = command.parse(values as Record<string, string | boolean | undefined>);
+    run = command.prepare(values as Record<string, string | boolean | undefined>);
   } catch (err) {
     const message = err instanceof UsageError ? err.message : (err as Error).message;
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
@@ -140,8 +140,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     // An operator would rather wait a little than retry by hand.
     db = createDb(config.databaseUrl, { busyWaitMs: Math.max(config.dbBusyWaitMs, 15_000) });
     await migrateLatest(db);
-    const result = await command.run(db, input);
-    io.out(json ? JSON.stringify(command.json(result)) : command.text(result));
+    const result = await run(db);
+    io.out(json ? JSON.stringify(result.json) : result.text);
     return 0;
   } catch (err) {
     if (err instanceof DomainError) {

@@ -27,6 +27,32 @@ export function defineCommand<I, R extends object>(c: Command<I, R>): Command<I,
   return c;
 }
 
+/** A command with its input and result types closed over: what the command table holds. */
+export interface RegisteredCommand {
+  name: string;
+  summary: string;
+  help: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  /** Reads the flags (a UsageError when they are wrong), and says how to run with them. */
+  prepare(values: OptionValues): (db: Db) => Promise<{ json: object; text: string }>;
+}
+
+export function registerCommand<I, R extends object>(c: Command<I, R>): RegisteredCommand {
+  return {
+    name: c.name,
+    summary: c.summary,
+    help: c.help,
+    options: c.options,
+    prepare(values) {
+      const input = c.parse(values);
+      return async (db) => {
+        const result = await c.run(db, input);
+        return { json: c.json(result), text: c.text(result) };
+      };
+    },
+  };
+}
+
 /** A usage or validation error: message on stderr, exit code 1. */
 export class UsageError extends Error {
   constructor(

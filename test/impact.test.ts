@@ -12,6 +12,7 @@ import { loadConfig, newId, nowMs } from '../core/platform/index.ts';
 import { OutboxEvent, SiteCheck, SiteCrawl } from '../core/db/index.ts';
 import { addDays, dayOf, importSearchData } from '../core/search-data/index.ts';
 import { normalizeUrl } from '../core/pages/index.ts';
+import type { Schemas } from '../core/contract/index.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
@@ -253,9 +254,9 @@ for (const engine of engines()) {
       await load(ws, rows);
       const id = await deploy(ws, `${D}T10:00:00.000Z`);
       const t = nowMs();
-      const finding = (url: string, kind = 'title_missing') => ({ kind, severity: 'high', url, before: 'A title', after: null, clicks: 0, causes: [] });
+      const finding = (url: string, kind: Schemas['CheckFindingKind'] = 'title_missing'): Schemas['DeployFinding'] => ({ kind, severity: 'high', url, before: 'A title', after: null, clicks: 0, causes: [] });
       const checkFindings = [finding(pages[3]), finding('https://WWW.EXAMPLE.com/p/17', 'h1_missing'), finding(pages[3], 'canonical_removed'), finding('https://www.example.com/never-searched')];
-      const crawlFindings = [
+      const crawlFindings: Schemas['DeployCrawlFinding'][] = [
         { kind: 'broken_link', severity: 'high', url: pages[40], details: { from: pages[0], status: 404 }, causes: [] },
         { kind: 'duplicate_title', severity: 'low', url: pages[3], details: { title: 'x' }, causes: [] },
         { kind: 'sitemap_unreachable', severity: 'medium', url: 'https://www.example.com/sitemap.xml', details: { message: 'timeout' }, causes: [] },

@@ -87,8 +87,8 @@ export function defaultWorkerId(): string {
  */
 export class Runner {
   readonly workerId: string;
-  private readonly o: RunnerOptions;
-  private readonly q: Db;
+  private readonly options: RunnerOptions;
+  private readonly queueDb: Db;
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly config: Config;
@@ -118,9 +118,9 @@ export class Runner {
   private listener: pg.Client | null = null;
 
   constructor(o: RunnerOptions) {
-    this.o = o;
+    this.options = o;
     this.workerId = o.workerId ?? defaultWorkerId();
-    this.q = o.queueDb ?? o.db;
+    this.queueDb = o.queueDb ?? o.db;
     this.now = o.now ?? nowMs;
     this.random = o.random ?? Math.random;
     this.config = o.config ?? loadConfig();
@@ -134,7 +134,7 @@ export class Runner {
   async start(): Promise<void> {
     if (this.started) throw new Error('runner already started');
     this.started = true;
-    const { o } = this;
+    const o = this.options;
     o.logger.info(
       { workerId: this.workerId, concurrency: o.concurrency, pollMs: o.pollMs, leaseMs: o.leaseMs },
       'worker starting',
@@ -152,7 +152,7 @@ export class Runner {
       every(Math.max(1000, period / 2), () => void this.scheduleMaintenance(period));
       await this.scheduleMaintenance(period);
     }
-    if (o.listenUrl && isPostgres(this.q)) await this.listen(o.listenUrl);
+    if (o.listenUrl && isPostgres(this.queueDb)) await this.listen(o.listenUrl);
     await this.recover();
     this.wake();
     o.logger.info({ workerId: this.workerId, listening: this.listener !== null }, 'worker ready');
@@ -183,14 +183,14 @@ export class Runner {
     this.claiming = true;
     try {
       while (!this.stopping && this.maybeMore) {
-        const free = this.o.concurrency - this.running.size;
+        const free = this.options.concurrency - this.running.size;
         if (free <= 0) break;
         const seq = this.wakeSeq;
         let jobs: ClaimedJob[];
         try {
           jobs = await this.claim(free);
         } catch (err) {
-          this.o.logger.error({ err: errorText(err) }, 'claim failed; retrying at the next poll');
+          this.options.logger.error({ err: errorText(err) }, 'claim failed; retrying at the next poll');
           break;
         }
         // Short of the free slots while this worker runs (or just took) jobs: the rule may be
@@ -208,8 +208,8 @@ export class Runner {
   private async claim(limit: number): Promise<ClaimedJob[]> {
     const now = this.now();
     const busyWorkspaces = [...this.running.values()].flatMap((r) => (r.job.workspaceId ? [r.job.workspaceId] : []));
-    const jobs = await claimJobs(this.q, { workerId: this.workerId, limit, leaseMs: this.o.leaseMs, now, busyWorkspaces });
-    for (const job of jobs) this.o.metrics?.claimed(job.kind, now - job.runAt);
+    const jobs = await claimJobs(this.queueDb, { workerId: this.workerId, limit, leaseMs: this.options.leaseMs, now, busyWorkspaces });
+    for (const job of jobs) this.options.metrics?.claimed(job.kind, now - job.runAt);
     return jobs;
   }
 
@@ -229,7 +229,7 @@ export class Runner {
 
   private async execute(r: Running): Promise<void> {
     const { job } = r;
-    const log = this.o.logger.child({ kind: job.kind, jobId: job.id, attempt: job.attempts });
+    const log = this.options.logger.child({ kind: job.kind, jobId: job.id, attempt: job.attempts });
     const policy = retryPolicy(job.kind);
     const t0 = performance.now();
     let timer: NodeJS.Timeout | undefined;
@@ -238,16 +238,16 @@ export class Runner {
     }
     let error: unknown = null;
     try {
-      const handler = (this.o.tasks as ExtraTasks)[job.kind] as ((payload: unknown, ctx: TaskContext) => Promise<void>) | undefined;
+      const handler = (this.options.tasks as ExtraTasks)[job.kind] as ((payload: unknown, ctx: TaskContext) => Promise<void>) | undefined;
       if (!handler) throw new Error(`no handler for job kind "${job.kind}"`);
       const ctx: TaskContext = {
-        db: this.o.db,
+        db: this.options.db,
         signal: r.ac.signal,
         job: { id: job.id, kind: job.kind, attempts: job.attempts, maxAttempts: job.maxAttempts },
         logger: log,
         now: this.now,
         config: this.config,
-        observeDelivery: this.o.metrics?.observeDelivery,
+        observeDelivery: this.options.metrics?.observeDelivery,
       };
       await untilAborted(handler(job.payload, ctx), r.ac.signal);
     } catch (err) {
@@ -257,7 +257,7 @@ export class Runner {
     }
     const durationMs = Math.round((performance.now() - t0) * 10) / 10;
     const report = (outcome: JobOutcome, extra: Record<string, unknown> = {}) => {
-      this.o.metrics?.finished(job.kind, outcome, durationMs);
+      this.options.metrics?.finished(job.kind, outcome, durationMs);
       const level = outcome === 'done' || outcome === 'retry' ? 'info' : outcome === 'released' ? 'warn' : 'error';
       log[level]({ durationMs, outcome, ...extra }, `job ${outcome}`);
     };
@@ -282,7 +282,7 @@ export class Runner {
       // for both), so a write that waited out a database outage does not schedule into the past.
       const fail = () => {
         const now = this.now();
-        return failJob(this.q, this.workerId, { id: job.id, attempts: job.attempts }, { error, retryAt: retryInMs === null ? null : now + retryInMs, now });
+        return failJob(this.queueDb, this.workerId, { id: job.id, attempts: job.attempts }, { error, retryAt: retryInMs === null ? null : now + retryInMs, now });
       };
       outcome = await this.track(this.recordResult(fail, log));
     } catch (err) {
@@ -341,7 +341,7 @@ export class Runner {
       while (this.pendingCompletions.length) {
         const batch = this.pendingCompletions.splice(0, 500);
         try {
-          const ids = new Set(await completeJobs(this.q, this.workerId, batch.map((b) => b.lease), this.now()));
+          const ids = new Set(await completeJobs(this.queueDb, this.workerId, batch.map((b) => b.lease), this.now()));
           for (const b of batch) b.resolve(ids.has(b.lease.id));
         } catch (err) {
           for (const b of batch) b.reject(err);
@@ -364,7 +364,7 @@ export class Runner {
     if (!this.running.size && !this.writes.size) return;
     const seq = this.claimSeq;
     try {
-      const held = await extendLeases(this.q, this.workerId, { now: this.now(), leaseMs: this.o.leaseMs });
+      const held = await extendLeases(this.queueDb, this.workerId, { now: this.now(), leaseMs: this.options.leaseMs });
       const keys = new Set(held.map((l) => `${l.id}:${l.attempts}`));
       for (const r of this.running.values()) {
         if (r.claimSeq <= seq && !r.gone && !keys.has(`${r.job.id}:${r.job.attempts}`)) {
@@ -373,28 +373,28 @@ export class Runner {
         }
       }
     } catch (err) {
-      this.o.logger.error({ err: errorText(err) }, 'heartbeat failed');
+      this.options.logger.error({ err: errorText(err) }, 'heartbeat failed');
     }
   }
 
   /** Any worker recovers expired leases (of workers that died or stalled). */
   private async recover(): Promise<void> {
     try {
-      const recovered = await resetExpiredLeases(this.q, this.now());
+      const recovered = await resetExpiredLeases(this.queueDb, this.now());
       for (const j of recovered) {
-        this.o.logger.warn({ kind: j.kind, jobId: j.id, attempt: j.attempts, state: j.state }, 'recovered a job whose lease expired');
+        this.options.logger.warn({ kind: j.kind, jobId: j.id, attempt: j.attempts, state: j.state }, 'recovered a job whose lease expired');
       }
       if (recovered.some((j) => j.state === 'queued')) this.wake();
     } catch (err) {
-      this.o.logger.error({ err: errorText(err) }, 'lease recovery failed');
+      this.options.logger.error({ err: errorText(err) }, 'lease recovery failed');
     }
   }
 
   private async scheduleMaintenance(periodMs: number): Promise<void> {
     try {
-      await scheduleMaintenance(this.o.db, this.now(), periodMs);
+      await scheduleMaintenance(this.options.db, this.now(), periodMs);
     } catch (err) {
-      this.o.logger.error({ err: errorText(err) }, 'could not schedule maintenance');
+      this.options.logger.error({ err: errorText(err) }, 'could not schedule maintenance');
     }
   }
 
@@ -403,7 +403,7 @@ export class Runner {
       const client = new pg.Client({ connectionString: url });
       client.on('notification', () => this.wake());
       client.on('error', (err) => {
-        this.o.logger.warn({ err: errorText(err) }, 'LISTEN connection lost; reconnecting');
+        this.options.logger.warn({ err: errorText(err) }, 'LISTEN connection lost; reconnecting');
         if (this.listener === client) this.listener = null;
         void client.end().catch(() => {});
         if (!this.stopping) setTimeout(() => void connect().catch(retry), 1000).unref();
@@ -418,7 +418,7 @@ export class Runner {
       this.wake(); // jobs enqueued while we were not listening
     };
     const retry = (err: unknown) => {
-      this.o.logger.warn({ err: errorText(err) }, 'LISTEN failed; polling until it is back');
+      this.options.logger.warn({ err: errorText(err) }, 'LISTEN failed; polling until it is back');
       if (!this.stopping) setTimeout(() => void connect().catch(retry), 1000).unref();
     };
     await connect().catch(retry);
@@ -431,7 +431,7 @@ export class Runner {
   async runDue(): Promise<number> {
     let n = 0;
     for (;;) {
-      const free = this.o.concurrency - this.running.size;
+      const free = this.options.concurrency - this.running.size;
       const jobs = await this.claim(free);
       if (!jobs.length) break;
       const batch = ++this.claimSeq;
@@ -456,9 +456,9 @@ export class Runner {
     this.listener = null;
     await listener?.end().catch(() => {});
     const before = this.running.size;
-    this.o.logger.info({ running: before, deadlineMs }, 'stopping: waiting for running jobs');
+    this.options.logger.info({ running: before, deadlineMs }, 'stopping: waiting for running jobs');
     // Keep renewing leases while we wait, so jobs are not recovered under our feet.
-    const hb = setInterval(() => void this.heartbeat(), this.o.heartbeatMs);
+    const hb = setInterval(() => void this.heartbeat(), this.options.heartbeatMs);
     let deadline: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.allSettled([...this.running.values()].map((r) => r.done)),
@@ -474,13 +474,13 @@ export class Runner {
     await this.flushWrites();
     let released: string[] = [];
     try {
-      released = await releaseJobs(this.q, this.workerId, this.now());
+      released = await releaseJobs(this.queueDb, this.workerId, this.now());
     } catch (err) {
-      this.o.logger.error({ err: errorText(err) }, 'could not release jobs; they return when their lease expires');
+      this.options.logger.error({ err: errorText(err) }, 'could not release jobs; they return when their lease expires');
     }
     // Give the aborted handlers a moment to settle (their results are not written).
     await Promise.race([Promise.allSettled(unfinished.map((r) => r.done)), new Promise((r) => setTimeout(r, 200))]);
-    this.o.logger.info({ finished: before - unfinished.length, released: released.length }, 'worker stopped');
+    this.options.logger.info({ finished: before - unfinished.length, released: released.length }, 'worker stopped');
     return { finished: before - unfinished.length, released };
   }
 }

@@ -7,6 +7,9 @@
 import crypto from 'node:crypto';
 import { responseViolations } from '../../test/support/contract.ts';
 
+/** The fields of an answer this load reads: a problem's code, a created deploy's id, a page of ids. */
+type AnswerBody = { code?: string; id?: string; data?: Array<{ id: string }> };
+
 export interface LoadOptions {
   /** Base URLs of the API processes. */
   apis: string[];
@@ -119,11 +122,11 @@ export async function runLoad(o: LoadOptions, stop: AbortSignal): Promise<LoadRe
   const production = new Bucket(o.productionPerSecond);
   const until = started + o.seconds * 1000;
 
-  async function call(api: number, op: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any } | null> {
+  async function call(api: number, op: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: AnswerBody | undefined } | null> {
     const url = o.apis[api] + path;
     const t0 = performance.now();
     let outcome: Outcome;
-    let json: any;
+    let json: unknown;
     try {
       const res = await fetch(url, {
         method,
@@ -148,14 +151,15 @@ export async function runLoad(o: LoadOptions, stop: AbortSignal): Promise<LoadRe
       if (res.status === 503) {
         const why: string[] = [];
         if (!type.startsWith('application/problem+json')) why.push(`content-type ${type}`);
-        if (json?.code !== 'service_unavailable') why.push(`code ${json?.code}`);
+        const code = (json as AnswerBody | undefined)?.code;
+        if (code !== 'service_unavailable') why.push(`code ${code}`);
         if (!/^\d+$/.test(res.headers.get('retry-after') ?? '')) why.push(`Retry-After "${res.headers.get('retry-after')}"`);
         if (why.length) badUnavailable.push({ api, op, why: why.join(', ') });
       } else if (res.status >= 400 && unexpected.length < 30) {
         unexpected.push(`api${api + 1} ${method} ${pathname} -> ${res.status} ${text.slice(0, 300)}`);
       }
       samples.push({ t: t0 - started, api, op, outcome, ms: performance.now() - t0 });
-      return { status: res.status, json };
+      return { status: res.status, json: typeof json === 'object' && json !== null ? (json as AnswerBody) : undefined };
     } catch (err) {
       const e = err as Error & { cause?: { code?: string; message?: string } };
       outcome = e.name === 'TimeoutError' ? 'timeout' : 'network';
@@ -225,7 +229,7 @@ export async function runLoad(o: LoadOptions, stop: AbortSignal): Promise<LoadRe
     if (extra.deployedAt) moves.set(key, (moves.get(key) ?? 0) + targets.length);
     const answers = await Promise.all(targets.map((t) => call(t, both ? `${op}.twice` : op, 'POST', '/v1/deploys', body)));
     for (const res of answers) {
-      if (res && res.status >= 200 && res.status < 300) acknowledge(environment, commitSha, res.json.id);
+      if (res && res.status >= 200 && res.status < 300) acknowledge(environment, commitSha, res.json?.id ?? '');
     }
   }
 
@@ -248,7 +252,7 @@ export async function runLoad(o: LoadOptions, stop: AbortSignal): Promise<LoadRe
     }
     if (r < 0.89) {
       const res = await call(api, 'deliveries.list', 'GET', `/v1/webhooks/${o.webhookId}/deliveries?limit=20`);
-      for (const d of (res?.status === 200 ? res.json.data : []) as Array<{ id: string }>) {
+      for (const d of (res?.status === 200 ? res.json?.data : undefined) ?? []) {
         if (deliveryIds.length < 2000 && !deliveryIds.includes(d.id)) deliveryIds.push(d.id);
       }
       return;

@@ -1,7 +1,7 @@
 // Operator commands for the jobs table: `jobs stats`, `jobs list`, `jobs retry`.
 import { jobStats, listJobs, retryJob, type JobView, JOB_KINDS, JOB_STATES, isJobKind, isJobState } from '../../core/jobs/index.ts';
 import { Conflict, NotFound } from '../../core/platform/index.ts';
-import { defineCommand, lines, optional, positiveInt, required, uuid, UsageError } from '../command.ts';
+import { defineCommand, lines, optional, positiveInt, registerCommand, required, uuid, UsageError, type RegisteredCommand } from '../command.ts';
 
 function jobLine(j: JobView): string {
   const err = j.lastError ? `  ${j.lastError.split('\n')[0].slice(0, 100)}` : '';
@@ -103,4 +103,4 @@ is queued or running.
 });
 
 /** Registered in cli/admin.ts's command table. */
-export const jobsCommands = [jobsStats, jobsList, jobsRetry];
+export const jobsCommands: RegisteredCommand[] = [registerCommand(jobsStats), registerCommand(jobsList), registerCommand(jobsRetry)];

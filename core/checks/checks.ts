@@ -49,7 +49,7 @@ export async function latestSiteChecks(db: DbOrTrx, workspaceId: string): Promis
   const stored = check?.findings ?? {};
   // Findings need a baseline to compare with; issues need only the check.
   // The deploy detail's findings carry causes among that deploy's changes; here they are bare.
-  const findings = baseline ? ((stored.findings ?? []) as Schemas['DeployFinding'][]).map(({ causes: _causes, ...f }) => f) : [];
+  const findings = baseline ? (stored.findings ?? []).map(({ causes: _causes, ...f }) => f) : [];
   // Clicks are read now, from the search data as it is (one query for every finding).
   const clicks = await clicksByUrl(db, workspaceId, findings.map((f) => f.url));
   return {
@@ -57,6 +57,6 @@ export async function latestSiteChecks(db: DbOrTrx, workspaceId: string): Promis
     check: check ? siteCheckToApi(check) : null,
     baseline: baseline ? siteCheckToApi(baseline) : null,
     findings: findings.map((f) => ({ ...f, clicks: clicks.get(f.url) ?? 0 })),
-    issues: (stored.issues ?? []) as Schemas['SiteCheckIssue'][],
+    issues: stored.issues ?? [],
   };
 }

@@ -66,7 +66,7 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
 
   const baseline = await finishedCheckBefore(db, check.workspace_id, Number(check.scheduled_at));
   const changes = check.deploy_id ? ((await Deploy.query(db).findById(check.deploy_id).select('changes'))?.changes ?? []) : [];
-  const raw = baseline ? compareChecks(baseline.pages as Schemas['PageRecord'][], pages) : [];
+  const raw = baseline ? compareChecks(baseline.pages, pages) : [];
   const spread = (kind: string) => raw.filter((f) => f.kind === kind).length / pages.length;
   // Clicks as of now, for the events' payloads; the API reads them again when a finding is read.
   const clicks = await clicksByUrl(db, check.workspace_id, raw.map((f) => f.url));

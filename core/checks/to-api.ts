@@ -12,7 +12,7 @@ export function siteCheckToApi(row: SiteCheck): Schemas['SiteCheck'] {
     scheduledAt: toIso(row.scheduled_at)!,
     startedAt: toIso(row.started_at),
     finishedAt: toIso(row.finished_at),
-    pages: (row.pages ?? []) as Schemas['PageRecord'][],
+    pages: row.pages ?? [],
     error: row.error,
   };
 }

@@ -19,8 +19,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const require = createRequire(import.meta.url);
 const Database = require('better-sqlite3') as new (file: string, opts: { readonly: boolean; fileMustExist: boolean }) => ReaderConnection;
+/** The part of knex's better-sqlite3 dialect class this file extends (knex is pinned exactly). */
+interface KnexSqliteClient {
+  destroy(callback?: unknown): unknown;
+  acquireRawConnection(): Promise<unknown>;
+  _query(connection: SqliteConnection, obj: QueryObject): Promise<unknown>;
+}
 // knex's dialect classes are CommonJS and untyped.
-const BetterSqlite3Client = require('knex/lib/dialects/better-sqlite3/index.js') as any;
+const BetterSqlite3Client = require('knex/lib/dialects/better-sqlite3/index.js') as new (config: unknown) => KnexSqliteClient;
 
 /** Milliseconds better-sqlite3 itself may block on a lock before we retry asynchronously. */
 export const SYNC_BUSY_TIMEOUT_MS = 5;

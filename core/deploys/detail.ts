@@ -22,8 +22,8 @@ export async function deployDetail(db: DbOrTrx, deploy: Deploy): Promise<Schemas
     searchContext(db, deploy.workspace_id, dayOf(deployedAt)),
   ]);
   // Findings are stored on the check or crawl when it finishes; until then they are [].
-  const stored = check?.state === 'finished' ? ((check.findings?.findings ?? []) as Schemas['DeployFinding'][]) : [];
-  const crawlFindings = crawl?.state === 'finished' ? ((crawl.findings?.crawlFindings ?? []) as Schemas['DeployCrawlFinding'][]) : [];
+  const stored = check?.state === 'finished' ? (check.findings?.findings ?? []) : [];
+  const crawlFindings = crawl?.state === 'finished' ? (crawl.findings?.crawlFindings ?? []) : [];
   const named = [...stored.map((f) => f.url), ...crawlFindings.filter((f) => !NOT_A_PAGE.has(f.kind)).map((f) => f.url)];
   const [baseline, clicks, impact] = await Promise.all([
     check ? finishedCheckBefore(db, deploy.workspace_id, Number(check.scheduled_at)) : null,

@@ -6,7 +6,7 @@ export function deliveryToApi(d: WebhookDelivery): Schemas['DeliveryAttempt'] {
   const out: Schemas['DeliveryAttempt'] = {
     id: d.id,
     webhookId: d.webhook_id,
-    event: d.event as Schemas['DeliveryAttempt']['event'],
+    event: d.event,
     deliveryKey: d.delivery_key,
     attempt: Number(d.attempt),
     status: d.status,

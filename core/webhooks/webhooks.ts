@@ -15,7 +15,7 @@ export function webhookToApi(w: Webhook): Schemas['Webhook'] {
     workspaceId: w.workspace_id,
     name: w.name ?? null,
     url: w.url,
-    events: w.events as Schemas['WebhookEvent'][],
+    events: w.events,
     headerNames: w.headers.map(([name]) => name),
     // SQLite stores booleans as 0/1.
     active: Boolean(w.active),

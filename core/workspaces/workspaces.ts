@@ -18,7 +18,7 @@ export function workspaceToApi(row: WorkspaceRow): Schemas['Workspace'] {
     name: row.name,
     slug: row.slug,
     // The table only holds types the schema let in.
-    type: row.type as Schemas['WorkspaceType'],
+    type: row.type,
     logo: row.logo ?? null,
     website: row.website,
     timezone: row.timezone,

@@ -1,4 +1,5 @@
 import { Model } from 'objection';
+import type { Schemas } from '../../contract/index.ts';
 
 /** A domain event written in the transaction that caused it; webhooks deliver it later. */
 export class OutboxEvent extends Model {
@@ -7,7 +8,7 @@ export class OutboxEvent extends Model {
 
   declare id: string;
   declare workspace_id: string;
-  declare type: string;
+  declare type: Schemas['WebhookEvent'];
   declare data: Record<string, unknown>;
   declare created_at: number;
   /** Set once the event has been fanned out to the subscribed webhooks. */

@@ -1,6 +1,7 @@
 import { Model } from 'objection';
+import type { Schemas } from '../../contract/index.ts';
 
-export type RunState = 'queued' | 'running' | 'finished' | 'failed';
+export type RunState = Schemas['RunState'];
 
 export class SiteCheck extends Model {
   static tableName = 'site_checks';
@@ -10,14 +11,14 @@ export class SiteCheck extends Model {
   declare workspace_id: string;
   declare deploy_id: string | null;
   declare state: RunState;
-  declare trigger_kind: 'deploy' | 'manual' | 'schedule';
+  declare trigger_kind: Schemas['CheckTrigger'];
   declare scheduled_at: number;
   declare started_at: number | null;
   declare finished_at: number | null;
   /** Page records (docs/api.md#page-records). */
-  declare pages: unknown[];
+  declare pages: Schemas['PageRecord'][];
   /** What the check found when it finished: findings against its baseline and issues on its own. */
-  declare findings: { findings?: unknown[]; issues?: unknown[] } | null;
+  declare findings: { findings?: Schemas['DeployFinding'][]; issues?: Schemas['SiteCheckIssue'][] } | null;
   declare error: string | null;
   declare created_at: number;
 }

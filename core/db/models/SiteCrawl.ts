@@ -1,4 +1,5 @@
 import { Model } from 'objection';
+import type { Schemas } from '../../contract/index.ts';
 import type { RunState } from './SiteCheck.ts';
 
 export class SiteCrawl extends Model {
@@ -16,7 +17,7 @@ export class SiteCrawl extends Model {
   /** Internal: the crawl's page list. */
   declare pages: unknown[] | null;
   /** Every finding of this crawl (the next crawl compares with it) and those new since the previous one. */
-  declare findings: { all?: unknown[]; crawlFindings?: unknown[] } | null;
+  declare findings: { all?: Schemas['CrawlFinding'][]; crawlFindings?: Schemas['DeployCrawlFinding'][] } | null;
   declare error: string | null;
   declare created_at: number;
 }

@@ -1,4 +1,5 @@
 import { Model } from 'objection';
+import type { Schemas } from '../../contract/index.ts';
 
 export class Webhook extends Model {
   static tableName = 'webhooks';
@@ -8,7 +9,7 @@ export class Webhook extends Model {
   declare workspace_id: string;
   declare name: string | null;
   declare url: string;
-  declare events: string[];
+  declare events: Schemas['WebhookEvent'][];
   declare secret: string;
   declare previous_secret: string | null;
   declare previous_secret_until: number | null;
@@ -30,7 +31,7 @@ export class WebhookMessage extends Model {
   declare webhook_id: string;
   declare workspace_id: string;
   declare event_id: string | null;
-  declare event: string;
+  declare event: Schemas['DeliveryEvent'];
   declare delivery_key: string;
   declare payload: string;
   declare body_hash: string;
@@ -45,7 +46,7 @@ export class WebhookDelivery extends Model {
   declare id: string;
   declare message_id: string;
   declare webhook_id: string;
-  declare event: string;
+  declare event: Schemas['DeliveryEvent'];
   declare delivery_key: string;
   declare attempt: number;
   declare origin: 'event' | 'retry' | 'test' | 'redelivery';

@@ -1,4 +1,5 @@
 import { Model } from 'objection';
+import type { Schemas } from '../../contract/index.ts';
 
 export class Workspace extends Model {
   static tableName = 'workspaces';
@@ -7,7 +8,7 @@ export class Workspace extends Model {
   declare account_id: string;
   declare name: string;
   declare slug: string;
-  declare type: string;
+  declare type: Schemas['WorkspaceType'];
   declare logo: string | null;
   declare website: string;
   declare timezone: string;
