@@ -4130,3 +4130,11 @@ export interface operations {
         };
     };
 }
+
+/** Query parameters with a default, per operation: filled in by the server before a handler runs. */
+export interface operationQueryDefaults {
+    Activity_list: "limit";
+    Deploys_list: "limit";
+    Logs_list: "days" | "limit";
+    Webhooks_listDeliveries: "limit";
+}

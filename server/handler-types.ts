@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { operations } from '../generated/types.ts';
+import type { operationQueryDefaults, operations } from '../generated/types.ts';
 import type { Db } from '../core/db/index.ts';
 import type { Config } from '../core/platform/index.ts';
 import type { AuthContext, WorkspaceGuard } from '../core/access/index.ts';
@@ -16,8 +16,11 @@ export type RequestBody<K extends OperationId> = Op<K> extends { requestBody: in
     ? JsonOf<NonNullable<R>> | undefined
     : undefined;
 
-// Defaults from the schema (e.g. limit=50) are filled in by validation before a handler runs.
-export type QueryOf<K extends OperationId> = Op<K>['parameters'] extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
+type QueryParams<K extends OperationId> = Op<K>['parameters'] extends { query?: infer Q } ? NonNullable<Q> : Record<string, never>;
+type Defaulted<K extends OperationId> = K extends keyof operationQueryDefaults ? operationQueryDefaults[K] : never;
+
+/** The query as a handler sees it: validation has filled in every default (e.g. limit=50), so those are required. */
+export type QueryOf<K extends OperationId> = QueryParams<K> & { [P in Defaulted<K> & keyof QueryParams<K>]-?: NonNullable<QueryParams<K>[P]> };
 export type PathOf<K extends OperationId> = Op<K>['parameters'] extends { path: infer P } ? P : Record<string, never>;
 
 type SuccessStatus = 200 | 201 | 204;

@@ -10,7 +10,6 @@ import { claimJobs, enqueue, enqueueKind, JOB_KINDS } from '../core/jobs/index.t
 import { isLoopback, metricsGate } from '../core/metrics/index.ts';
 import { DomainError, createLogger, loadConfig } from '../core/platform/index.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
-import { loadWorkerConfig } from '../worker/config.ts';
 import { WorkerMetrics, startMetricsListener } from '../worker/metrics.ts';
 import { TestApi } from './support/api.ts';
 import { checkedFetch, responseViolations } from './support/contract.ts';
@@ -112,10 +111,10 @@ describe('metrics access rule', () => {
   });
 
   it('WORKER_METRICS_PORT must be a port, METRICS_TOKEN printable; errors never echo the token', () => {
-    assert.equal(loadWorkerConfig({}).metricsPort, null);
-    assert.equal(loadWorkerConfig({ WORKER_METRICS_PORT: '9464' }).metricsPort, 9464);
+    assert.equal(loadConfig({}).worker.metricsPort, null);
+    assert.equal(loadConfig({ WORKER_METRICS_PORT: '9464' }).worker.metricsPort, 9464);
     for (const bad of ['0', '65536', '-1', '80.5', 'abc', '1e3x']) {
-      assert.throws(() => loadWorkerConfig({ WORKER_METRICS_PORT: bad }), new RegExp(`WORKER_METRICS_PORT must be a port number from 1 to 65535, got "${bad.replace('.', '\\.')}"`));
+      assert.throws(() => loadConfig({ WORKER_METRICS_PORT: bad }), new RegExp(`WORKER_METRICS_PORT must be a port number from 1 to 65535, got "${bad.replace('.', '\\.')}"`));
     }
     const c = loadConfig({});
     assert.equal(c.metricsToken, null);

@@ -1,7 +1,7 @@
 import { createDb, isPostgres } from '../core/db/index.ts';
-import { createLogger, stopGracefully } from '../core/platform/index.ts';
+import { createLogger, loadConfig, stopGracefully } from '../core/platform/index.ts';
 import { migrateLatest } from '../core/db/index.ts';
-import { loadWorkerConfig, queueSessionUrl } from './config.ts';
+import { queueSessionUrl } from './config.ts';
 import { startMetricsListener, WorkerMetrics, type MetricsListener } from './metrics.ts';
 import { Runner } from './runner.ts';
 import { tasks } from './tasks/index.ts';
@@ -12,15 +12,15 @@ import type { ExtraTasks } from './task.ts';
  * exiting). `extraTasks` is for tests and benchmarks that run kinds of their own.
  */
 export async function runWorkerProcess(extraTasks: ExtraTasks = {}): Promise<void> {
-  const config = loadWorkerConfig();
-  const logger = createLogger('worker', config.base.logLevel);
-  const url = config.base.databaseUrl;
+  const config = loadConfig();
+  const logger = createLogger('worker', config.logLevel);
+  const url = config.databaseUrl;
   // Handlers, the claim and the completion writes run side by side: a few connections more
   // than the concurrency (SQLite keeps its single connection).
-  const db = createDb(url, { pool: { max: config.concurrency + 3 }, busyWaitMs: config.base.dbBusyWaitMs });
+  const db = createDb(url, { pool: { max: config.workerConcurrency + 3 }, busyWaitMs: config.dbBusyWaitMs });
   // PostgreSQL: the queue's own statements get a small pool with their own session settings
   // (see queueSessionUrl).
-  const queueDb = isPostgres(db) ? createDb(queueSessionUrl(url, { asyncCommit: config.asyncCommit }), { pool: { max: 4 } }) : db;
+  const queueDb = isPostgres(db) ? createDb(queueSessionUrl(url, { asyncCommit: config.worker.asyncCommit }), { pool: { max: 4 } }) : db;
 
   // Like the server, a worker brings the schema up to date (servers and workers starting
   // together queue on the migration lock), so start order does not matter.
@@ -29,9 +29,9 @@ export async function runWorkerProcess(extraTasks: ExtraTasks = {}): Promise<voi
   // Only when asked for: several workers on one host would otherwise fight over one port.
   let metrics: WorkerMetrics | undefined;
   let listener: MetricsListener | null = null;
-  if (config.metricsPort !== null) {
+  if (config.worker.metricsPort !== null) {
     metrics = new WorkerMetrics({ db, log: logger });
-    listener = await startMetricsListener({ metrics, host: config.base.metricsHost, port: config.metricsPort, token: config.base.metricsToken, log: logger });
+    listener = await startMetricsListener({ metrics, host: config.metricsHost, port: config.worker.metricsPort, token: config.metricsToken, log: logger });
   }
 
   const runner = new Runner({
@@ -39,26 +39,26 @@ export async function runWorkerProcess(extraTasks: ExtraTasks = {}): Promise<voi
     queueDb,
     tasks: { ...extraTasks, ...tasks },
     logger,
-    config: config.base,
-    concurrency: config.concurrency,
-    pollMs: config.pollMs,
-    leaseMs: config.leaseMs,
-    heartbeatMs: config.heartbeatMs,
+    config,
+    concurrency: config.workerConcurrency,
+    pollMs: config.workerPollMs,
+    leaseMs: config.worker.leaseMs,
+    heartbeatMs: config.worker.heartbeatMs,
     listenUrl: url,
-    maintenancePeriodMs: config.maintenancePeriodMs,
+    maintenancePeriodMs: config.worker.maintenancePeriodMs,
     metrics,
   });
 
   stopGracefully(
     logger,
     async () => {
-      await runner.stop(config.shutdownMs);
+      await runner.stop(config.worker.shutdownMs);
       await listener?.close();
       await db.destroy().catch(() => {});
       if (queueDb !== db) await queueDb.destroy().catch(() => {});
     },
     // Running jobs get JOB_SHUTDOWN_MS, then release and cleanup a little more.
-    { hardTimeoutMs: config.shutdownMs + 10_000 },
+    { hardTimeoutMs: config.worker.shutdownMs + 10_000 },
   );
 
   await runner.start();

@@ -1,5 +1,7 @@
-// Reads the environment once; every process (server, worker, CLI) shares these names.
-// See README.md#configuration for the meaning of each variable.
+// The one place the environment is read: every process (server, worker, CLI) loads this once
+// at start and hands it down; nothing else reads process.env. See README.md#configuration for
+// the meaning of each variable. A value that is not a number, or is out of its range, stops the
+// process with a message naming the variable, rather than being bent into range.
 
 export interface Config {
   port: number;
@@ -37,6 +39,21 @@ export interface Config {
   metricsToken: string | null;
   /** METRICS_HOST: where the worker's metrics listener binds (the API serves /metrics on its own port). */
   metricsHost: string;
+  /** Worker processes: the job queue's own settings (docs/operating.md#processes-and-scaling). */
+  worker: {
+    /** JOB_LEASE_MS: a claimed job belongs to its worker this long. */
+    leaseMs: number;
+    /** JOB_HEARTBEAT_MS: how often a worker renews its leases (default a third of the lease). */
+    heartbeatMs: number;
+    /** JOB_SHUTDOWN_MS: on SIGTERM, how long running jobs may finish. */
+    shutdownMs: number;
+    /** JOB_MAINTENANCE_PERIOD_MS: retention and cleanup run once per period across workers. */
+    maintenancePeriodMs: number;
+    /** JOB_ASYNC_COMMIT: PostgreSQL queue bookkeeping without waiting for the WAL flush. */
+    asyncCommit: boolean;
+    /** WORKER_METRICS_PORT: the metrics listener's port; null: no listener (the default). */
+    metricsPort: number | null;
+  };
   /** HTTP server limits (see server/server.ts). */
   http: {
     headersTimeoutMs: number;
@@ -46,13 +63,30 @@ export interface Config {
   };
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+/** A numeric setting: its default when unset, else a number from `min` (and up to `max`). */
+function num(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  if (!Number.isFinite(n) || n < min || n > max) {
+    throw new Error(`${name} must be a number${max < Number.MAX_SAFE_INTEGER ? ` from ${min} to ${max}` : ` of at least ${min}`}, got "${raw}"`);
+  }
   return n;
 }
+
+function port(env: NodeJS.ProcessEnv, name: string): number | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`${name} must be a port number from 1 to 65535, got "${raw}"`);
+  return n;
+}
+
+const flag = (env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return raw === '1' || raw === 'true';
+};
 
 /** A bearer token as a header can carry it: printable ASCII, no spaces. */
 function token(env: NodeJS.ProcessEnv, name: string): string | null {
@@ -73,32 +107,47 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       return n;
     });
   return {
-    port: int(env, 'PORT', 3000),
+    port: num(env, 'PORT', 3000),
     host: env.HOST || '127.0.0.1',
     databaseUrl: env.DATABASE_URL || 'sqlite:./data/sitehealth.db',
-    siteCheckDelaySeconds: int(env, 'SITE_CHECK_DELAY_SECONDS', 120),
-    crawlDelaySeconds: int(env, 'CRAWL_DELAY_SECONDS', 300),
-    workerConcurrency: Math.max(1, int(env, 'WORKER_CONCURRENCY', 4)),
-    workerPollMs: Math.max(10, int(env, 'WORKER_POLL_MS', 1000)),
-    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10000),
+    siteCheckDelaySeconds: num(env, 'SITE_CHECK_DELAY_SECONDS', 120),
+    crawlDelaySeconds: num(env, 'CRAWL_DELAY_SECONDS', 300),
+    workerConcurrency: num(env, 'WORKER_CONCURRENCY', 4, 1),
+    workerPollMs: num(env, 'WORKER_POLL_MS', 1000, 10),
+    webhookTimeoutMs: num(env, 'WEBHOOK_TIMEOUT_MS', 10000),
     webhookRetryScheduleSeconds: schedule,
-    webhookPauseAfterFailures: int(env, 'WEBHOOK_PAUSE_AFTER_FAILURES', 5),
-    webhookPauseAfterHours: int(env, 'WEBHOOK_PAUSE_AFTER_HOURS', 24),
-    allowPrivateNetwork: env.ALLOW_PRIVATE_NETWORK === '1' || env.ALLOW_PRIVATE_NETWORK === 'true',
+    webhookPauseAfterFailures: num(env, 'WEBHOOK_PAUSE_AFTER_FAILURES', 5),
+    webhookPauseAfterHours: num(env, 'WEBHOOK_PAUSE_AFTER_HOURS', 24),
+    allowPrivateNetwork: flag(env, 'ALLOW_PRIVATE_NETWORK', false),
     logLevel: env.LOG_LEVEL || 'info',
-    dbBusyWaitMs: int(env, 'DB_BUSY_WAIT_MS', 5000),
-    crawlMaxPages: Math.max(1, int(env, 'CRAWL_MAX_PAGES', 500)),
-    crawlConcurrency: Math.max(1, int(env, 'CRAWL_CONCURRENCY', 4)),
-    crawlDelayMs: int(env, 'CRAWL_DELAY_MS', 10),
-    fetchTimeoutMs: Math.max(100, int(env, 'FETCH_TIMEOUT_MS', 15_000)),
-    rateLimitPerMinute: Math.floor(int(env, 'RATE_LIMIT_PER_MINUTE', 6000)),
+    dbBusyWaitMs: num(env, 'DB_BUSY_WAIT_MS', 5000),
+    crawlMaxPages: num(env, 'CRAWL_MAX_PAGES', 500, 1),
+    crawlConcurrency: num(env, 'CRAWL_CONCURRENCY', 4, 1),
+    crawlDelayMs: num(env, 'CRAWL_DELAY_MS', 10),
+    fetchTimeoutMs: num(env, 'FETCH_TIMEOUT_MS', 15_000, 100),
+    rateLimitPerMinute: Math.floor(num(env, 'RATE_LIMIT_PER_MINUTE', 6000)),
     metricsToken: token(env, 'METRICS_TOKEN'),
     metricsHost: env.METRICS_HOST || '127.0.0.1',
+    worker: workerSettings(env),
     http: {
-      headersTimeoutMs: Math.max(100, int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000)),
-      requestTimeoutMs: Math.max(100, int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000)),
-      keepAliveTimeoutMs: Math.max(100, int(env, 'HTTP_KEEPALIVE_TIMEOUT_MS', 5_000)),
-      maxConnections: Math.max(1, int(env, 'HTTP_MAX_CONNECTIONS', 1024)),
+      headersTimeoutMs: num(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100),
+      requestTimeoutMs: num(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100),
+      keepAliveTimeoutMs: num(env, 'HTTP_KEEPALIVE_TIMEOUT_MS', 5_000, 100),
+      maxConnections: num(env, 'HTTP_MAX_CONNECTIONS', 1024, 1),
     },
+  };
+}
+
+function workerSettings(env: NodeJS.ProcessEnv): Config['worker'] {
+  const leaseMs = num(env, 'JOB_LEASE_MS', 60_000, 100);
+  const heartbeatMs = num(env, 'JOB_HEARTBEAT_MS', Math.floor(leaseMs / 3), 10);
+  if (heartbeatMs >= leaseMs) throw new Error('JOB_HEARTBEAT_MS must be shorter than JOB_LEASE_MS');
+  return {
+    leaseMs,
+    heartbeatMs,
+    shutdownMs: num(env, 'JOB_SHUTDOWN_MS', 25_000),
+    maintenancePeriodMs: num(env, 'JOB_MAINTENANCE_PERIOD_MS', 3_600_000, 1000),
+    asyncCommit: env.JOB_ASYNC_COMMIT !== '0' && env.JOB_ASYNC_COMMIT !== 'false',
+    metricsPort: port(env, 'WORKER_METRICS_PORT'),
   };
 }

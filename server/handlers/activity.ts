@@ -17,7 +17,7 @@ export const list: Handler<'Activity_list'> = async ({ db, auth, access, query }
     kind: query.kind,
     from: query.from === undefined ? undefined : Date.parse(query.from),
     to: query.to === undefined ? undefined : Date.parse(query.to),
-    limit: query.limit ?? 50,
+    limit: query.limit,
     cursor: query.cursor,
   });
   return { status: 200, body: { data, meta: { next_cursor: nextCursor } } };

@@ -6,13 +6,13 @@ export const list: Handler<'Logs_list'> = async ({ db, access, query }) => {
   const { workspace } = await access.workspace(query.workspace_id);
   const body = await listRequestLogs(db, {
     workspaceId: workspace.id,
-    days: query.days ?? 7,
+    days: query.days,
     status: query.status,
     method: query.method,
     statusCode: query.status_code,
     route: query.route,
     q: query.q,
-    limit: query.limit ?? 50,
+    limit: query.limit,
     before: query.before,
     now: nowMs(),
   });

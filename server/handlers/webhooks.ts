@@ -59,7 +59,7 @@ export const test: Handler<'Webhooks_test'> = async ({ db, access, auth, path, c
 export const listDeliveriesOf: Handler<'Webhooks_listDeliveries'> = async ({ db, access, path, query }) => {
   const w = await getWebhook(db, path.id);
   await access.workspace(w.workspace_id);
-  return { status: 200, body: await listDeliveries(db, w.id, { status: query.status, event: query.event, limit: query.limit ?? 50, cursor: query.cursor }) };
+  return { status: 200, body: await listDeliveries(db, w.id, { status: query.status, event: query.event, limit: query.limit, cursor: query.cursor }) };
 };
 
 export const getDeliveryOf: Handler<'Webhooks_getDelivery'> = async ({ db, access, path }) => {

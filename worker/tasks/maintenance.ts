@@ -1,5 +1,4 @@
 import { applyRetention, Job } from '../../core/db/index.ts';
-import { loadWorkerConfig } from '../config.ts';
 import { maintenanceKey, scheduleMaintenance } from '../maintenance.ts';
 import { retentionRules } from '../retention.ts';
 import type { TaskHandler } from '../task.ts';
@@ -14,5 +13,5 @@ export const maintenance: TaskHandler<'maintenance'> = async (payload, ctx) => {
     const results = await applyRetention(ctx.db, { now: ctx.now(), rules: retentionRules, signal: ctx.signal });
     ctx.logger.info({ retention: results }, 'retention applied');
   }
-  await scheduleMaintenance(ctx.db, ctx.now(), loadWorkerConfig().maintenancePeriodMs);
+  await scheduleMaintenance(ctx.db, ctx.now(), ctx.config.worker.maintenancePeriodMs);
 };
