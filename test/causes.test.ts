@@ -1,9 +1,11 @@
 // Cause ranking: for every finding kind, the change that did it ranks above a decoy that shares
-// its category or its signal kind (never both) and whose path does not resemble the URL.
+// its category or its signal kind (never both) and whose path does not resemble the URL. And the
+// kind tables themselves: one entry per kind, with the severity the spec documents.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { enumValues, type Schemas } from '../core/contract/index.ts';
-import { CAUSES, CHECK_KINDS, MAX_CAUSES, pathAffinity, rankCauses, type FindingKind } from '../core/findings/index.ts';
+import { CAUSES, CHECK_KINDS, CRAWL_KINDS, MAX_CAUSES, pathAffinity, rankCauses, type FindingKind } from '../core/findings/index.ts';
 
 type Change = Schemas['Change'];
 const URL_OF = 'https://www.example.com/blog/launch-notes';
@@ -50,10 +52,17 @@ function decoys(real: Change): Change[] {
 }
 
 describe('cause ranking', () => {
-  it('has a table row and a check rule for every finding kind of the contract', () => {
+  it('has a table row and a kind entry for every finding kind of the contract', () => {
     const kinds = [...enumValues('CheckFindingKind'), ...enumValues('CrawlFindingKind')];
     assert.deepEqual(Object.keys(CAUSES).sort(), [...kinds].sort());
     assert.deepEqual(CHECK_KINDS.map((k) => k.kind).sort(), [...enumValues('CheckFindingKind')].sort());
+    assert.deepEqual(CRAWL_KINDS.map((k) => k.kind).sort(), [...enumValues('CrawlFindingKind')].sort());
+  });
+
+  it('gives every kind the severity the tables in spec/site-checks.tsp document', () => {
+    const spec = fs.readFileSync(new URL('../spec/site-checks.tsp', import.meta.url), 'utf8');
+    const documented = Object.fromEntries([...spec.matchAll(/^ \* \| `(\w+)` \| (critical|high|medium|low) \|/gm)].map((m) => [m[1], m[2]]));
+    assert.deepEqual(Object.fromEntries([...CHECK_KINDS, ...CRAWL_KINDS].map((k) => [k.kind, k.severity])), documented);
   });
 
   for (const kind of Object.keys(REAL) as FindingKind[]) {

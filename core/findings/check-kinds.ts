@@ -1,10 +1,12 @@
 import type { Schemas } from '../contract/index.ts';
 
-// One entry per site-check finding kind, Lighthouse-audit style: its severity, the rule that
-// says a page got worse between two checks (`compare`), and the rule that says a page is wrong
-// on its own (`judge`, for `issues`). Values are written as a person reads them: "200" ->
-// "500", "index, follow" -> "noindex", "850 words" -> "120 words". A new kind is one entry here,
-// its contract enum value and a test. Thresholds are documented in spec/site-checks.tsp.
+// One entry per site-check finding kind, Lighthouse-audit style: its severity, what it compares
+// (`worse`: a page got worse between two checks, a finding; `wrong`: a page is wrong on its own,
+// an issue) and how it explains itself (`explain`: the page's value as a person reads it, a
+// finding's `before` and `after` and an issue's `value`: "200" -> "500", "index, follow" ->
+// "noindex", "850 words" -> "120 words"). Crawl kinds have a table of the same shape beside it
+// (crawl-kinds.ts). A new kind is one entry here, its contract enum value and a test. Severities
+// and thresholds are the table on CheckFindingKind in spec/site-checks.tsp (docs/api.md#check-findings).
 
 type Page = Schemas['PageRecord'];
 export type CheckFindingKind = Schemas['CheckFindingKind'];
@@ -23,13 +25,16 @@ export interface CheckKindRule {
   kind: CheckFindingKind;
   severity: Severity;
   /**
-   * The page's content is compared only when it answered 200 both times, and the same page
+   * The page's content is compared only when it answered 2xx both times, and the same page
    * (no redirect added): comparing a 404 page's title with the old page's says nothing.
    */
   needsContent: boolean;
-  compare(before: Page, after: Page): { before: unknown; after: unknown } | null;
-  /** What is wrong with the page on its own; undefined for kinds only a comparison can tell. */
-  judge?(page: Page): unknown;
+  /** The page got worse from the baseline to the check: a finding. */
+  worse(before: Page, after: Page): boolean;
+  /** The page is wrong on its own: an issue. Absent for kinds only a comparison can tell. */
+  wrong?(page: Page): boolean;
+  /** The page's value for this kind as a person reads it: a finding's before/after, an issue's value. */
+  explain(page: Page): unknown;
 }
 
 const ok = (p: Page) => p.status !== null && p.status >= 200 && p.status < 300;
@@ -42,8 +47,11 @@ const hasRobots = (p: Page, d: 'noindex' | 'nofollow') => p.robots.includes(d) |
 const chainText = (p: Page) =>
   p.redirects.length === 0 ? 'no redirect' : `${p.redirects.map((r) => `${r.status} ${r.url}`).join(' -> ')} -> ${p.finalUrl}`;
 const present = (v: string | null | undefined): v is string => typeof v === 'string' && v.trim() !== '';
-const ms = (n: number) => `${Math.round(n)} ms`;
-const size = (n: number) => (n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} MB` : `${Math.round(n / 1000)} KB`);
+/** A blank value reads as absent (null), as a missing one does. */
+const orNull = (v: string | null | undefined) => (present(v) ? v : null);
+const languages = (p: Page) => [...new Set(p.hreflang.map((h) => h.lang))];
+const ms = (n: number | null) => (n === null ? null : `${Math.round(n)} ms`);
+const size = (n: number | null) => (n === null ? null : n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} MB` : `${Math.round(n / 1000)} KB`);
 const sameUrl = (a: string, b: string) => {
   try {
     return new URL(a).href === new URL(b).href;
@@ -58,150 +66,145 @@ export const CHECK_KINDS: readonly CheckKindRule[] = [
     kind: 'page_error',
     severity: 'critical',
     needsContent: false,
-    compare: (b, a) => (!isError(b) && isError(a) ? { before: statusText(b), after: statusText(a) } : null),
-    judge: (p) => (isError(p) ? statusText(p) : undefined),
+    worse: (b, a) => !isError(b) && isError(a),
+    wrong: isError,
+    explain: statusText,
   },
   {
     // The page existed before and is 404 or 410 now.
     kind: 'page_not_found',
     severity: 'critical',
     needsContent: false,
-    compare: (b, a) => (!isMissing(b) && !isError(b) && isMissing(a) ? { before: statusText(b), after: statusText(a) } : null),
-    judge: (p) => (isMissing(p) ? statusText(p) : undefined),
+    worse: (b, a) => !isMissing(b) && !isError(b) && isMissing(a),
+    wrong: isMissing,
+    explain: statusText,
   },
   {
     // noindex (or none) in meta robots or X-Robots-Tag, absent before.
     kind: 'noindex_added',
     severity: 'critical',
     needsContent: false,
-    compare: (b, a) => (ok(a) && !hasRobots(b, 'noindex') && hasRobots(a, 'noindex') ? { before: robotsText(b), after: robotsText(a) } : null),
-    judge: (p) => (ok(p) && hasRobots(p, 'noindex') ? robotsText(p) : undefined),
+    worse: (b, a) => ok(a) && !hasRobots(b, 'noindex') && hasRobots(a, 'noindex'),
+    wrong: (p) => ok(p) && hasRobots(p, 'noindex'),
+    explain: robotsText,
   },
   {
     // robots.txt now disallows the page for crawlers.
     kind: 'robots_blocked',
     severity: 'critical',
     needsContent: false,
-    compare: (b, a) => (!b.blockedByRobotsTxt && a.blockedByRobotsTxt ? { before: 'allowed by robots.txt', after: 'disallowed by robots.txt' } : null),
-    judge: (p) => (p.blockedByRobotsTxt ? 'disallowed by robots.txt' : undefined),
+    worse: (b, a) => !b.blockedByRobotsTxt && a.blockedByRobotsTxt,
+    wrong: (p) => p.blockedByRobotsTxt,
+    explain: (p) => (p.blockedByRobotsTxt ? 'disallowed by robots.txt' : 'allowed by robots.txt'),
   },
   {
     kind: 'nofollow_added',
     severity: 'high',
     needsContent: false,
-    compare: (b, a) => (ok(a) && !hasRobots(b, 'nofollow') && hasRobots(a, 'nofollow') ? { before: robotsText(b), after: robotsText(a) } : null),
-    judge: (p) => (ok(p) && hasRobots(p, 'nofollow') ? robotsText(p) : undefined),
+    worse: (b, a) => ok(a) && !hasRobots(b, 'nofollow') && hasRobots(a, 'nofollow'),
+    wrong: (p) => ok(p) && hasRobots(p, 'nofollow'),
+    explain: robotsText,
   },
   {
     // The page answered directly before and redirects now (or redirects somewhere else).
     kind: 'redirect_added',
     severity: 'high',
     needsContent: false,
-    compare: (b, a) =>
-      a.redirects.length > 0 && (b.redirects.length === 0 || !sameUrl(b.finalUrl, a.finalUrl)) ? { before: chainText(b), after: chainText(a) } : null,
-    judge: (p) => (p.redirects.length > 0 ? chainText(p) : undefined),
+    worse: (b, a) => a.redirects.length > 0 && (b.redirects.length === 0 || !sameUrl(b.finalUrl, a.finalUrl)),
+    wrong: (p) => p.redirects.length > 0,
+    explain: chainText,
   },
   {
     // Both checks have a canonical URL and they differ.
     kind: 'canonical_changed',
     severity: 'high',
     needsContent: true,
-    compare: (b, a) => (present(b.canonical) && present(a.canonical) && !sameUrl(b.canonical, a.canonical) ? { before: b.canonical, after: a.canonical } : null),
+    worse: (b, a) => present(b.canonical) && present(a.canonical) && !sameUrl(b.canonical, a.canonical),
     // Alone: a canonical that points to another page than the one served.
-    judge: (p) => (ok(p) && present(p.canonical) && !sameUrl(p.canonical, p.finalUrl) ? p.canonical : undefined),
+    wrong: (p) => ok(p) && present(p.canonical) && !sameUrl(p.canonical, p.finalUrl),
+    explain: (p) => orNull(p.canonical),
   },
   {
     kind: 'title_missing',
     severity: 'high',
     needsContent: true,
-    compare: (b, a) => (present(b.title) && !present(a.title) ? { before: b.title, after: null } : null),
-    judge: (p) => (ok(p) && !present(p.title) ? null : undefined),
+    worse: (b, a) => present(b.title) && !present(a.title),
+    wrong: (p) => ok(p) && !present(p.title),
+    explain: (p) => orNull(p.title),
   },
   {
     kind: 'canonical_removed',
     severity: 'medium',
     needsContent: true,
-    compare: (b, a) => (present(b.canonical) && !present(a.canonical) ? { before: b.canonical, after: null } : null),
-    judge: (p) => (ok(p) && !present(p.canonical) ? null : undefined),
+    worse: (b, a) => present(b.canonical) && !present(a.canonical),
+    wrong: (p) => ok(p) && !present(p.canonical),
+    explain: (p) => orNull(p.canonical),
   },
   {
     kind: 'meta_description_missing',
     severity: 'medium',
     needsContent: true,
-    compare: (b, a) => (present(b.metaDescription) && !present(a.metaDescription) ? { before: b.metaDescription, after: null } : null),
-    judge: (p) => (ok(p) && !present(p.metaDescription) ? null : undefined),
+    worse: (b, a) => present(b.metaDescription) && !present(a.metaDescription),
+    wrong: (p) => ok(p) && !present(p.metaDescription),
+    explain: (p) => orNull(p.metaDescription),
   },
   {
     kind: 'h1_missing',
     severity: 'medium',
     needsContent: true,
-    compare: (b, a) => (b.h1Count > 0 && a.h1Count === 0 ? { before: `${b.h1Count} h1`, after: 'no h1' } : null),
-    judge: (p) => (ok(p) && p.h1Count === 0 ? 'no h1' : undefined),
+    worse: (b, a) => b.h1Count > 0 && a.h1Count === 0,
+    wrong: (p) => ok(p) && p.h1Count === 0,
+    explain: (p) => (p.h1Count === 0 ? 'no h1' : `${p.h1Count} h1`),
   },
   {
-    // Any structured-data type of the baseline is gone.
+    // Any structured-data type of the baseline is gone. Alone, a page without any is not wrong.
     kind: 'structured_data_removed',
     severity: 'medium',
     needsContent: true,
-    compare: (b, a) => {
-      const gone = b.structuredDataTypes.filter((t) => !a.structuredDataTypes.includes(t));
-      return gone.length ? { before: b.structuredDataTypes.join(', '), after: a.structuredDataTypes.join(', ') || null } : null;
-    },
+    worse: (b, a) => b.structuredDataTypes.some((t) => !a.structuredDataTypes.includes(t)),
+    explain: (p) => p.structuredDataTypes.join(', ') || null,
   },
   {
-    // Any alternate language of the baseline is gone.
+    // Any alternate language of the baseline is gone. Alone, a page in one language is not wrong.
     kind: 'hreflang_removed',
     severity: 'medium',
     needsContent: true,
-    compare: (b, a) => {
-      const langs = (p: Page) => [...new Set(p.hreflang.map((h) => h.lang))];
-      const gone = langs(b).filter((l) => !langs(a).includes(l));
-      return gone.length ? { before: langs(b).join(', '), after: langs(a).join(', ') || null } : null;
-    },
+    worse: (b, a) => languages(b).some((l) => !languages(a).includes(l)),
+    explain: (p) => languages(p).join(', ') || null,
   },
   {
     kind: 'content_shrunk',
     severity: 'medium',
     needsContent: true,
-    compare: (b, a) =>
-      b.wordCount >= CONTENT_SHRUNK.minBefore && a.wordCount <= b.wordCount * CONTENT_SHRUNK.ratio
-        ? { before: `${b.wordCount} words`, after: `${a.wordCount} words` }
-        : null,
-    judge: (p) => (ok(p) && p.wordCount < CONTENT_SHRUNK.thinBelow ? `${p.wordCount} words` : undefined),
+    worse: (b, a) => b.wordCount >= CONTENT_SHRUNK.minBefore && a.wordCount <= b.wordCount * CONTENT_SHRUNK.ratio,
+    wrong: (p) => ok(p) && p.wordCount < CONTENT_SHRUNK.thinBelow,
+    explain: (p) => `${p.wordCount} words`,
   },
   {
     kind: 'internal_links_dropped',
     severity: 'medium',
     needsContent: true,
-    compare: (b, a) =>
-      b.internalLinks >= LINKS_DROPPED.minBefore && a.internalLinks <= b.internalLinks * LINKS_DROPPED.ratio
-        ? { before: `${b.internalLinks} internal links`, after: `${a.internalLinks} internal links` }
-        : null,
-    judge: (p) => (ok(p) && p.internalLinks === 0 ? '0 internal links' : undefined),
+    worse: (b, a) => b.internalLinks >= LINKS_DROPPED.minBefore && a.internalLinks <= b.internalLinks * LINKS_DROPPED.ratio,
+    wrong: (p) => ok(p) && p.internalLinks === 0,
+    explain: (p) => `${p.internalLinks} internal links`,
   },
   {
     kind: 'slower_response',
     severity: 'medium',
     needsContent: false,
-    compare: (b, a) =>
-      b.ttfbMs !== null && a.ttfbMs !== null && ok(a) && a.ttfbMs >= b.ttfbMs * SLOWER_RESPONSE.ratio && a.ttfbMs - b.ttfbMs >= SLOWER_RESPONSE.minIncreaseMs
-        ? { before: ms(b.ttfbMs), after: ms(a.ttfbMs) }
-        : null,
-    judge: (p) => (p.ttfbMs !== null && p.ttfbMs >= SLOWER_RESPONSE.slowMs ? ms(p.ttfbMs) : undefined),
+    worse: (b, a) =>
+      b.ttfbMs !== null && a.ttfbMs !== null && ok(a) && a.ttfbMs >= b.ttfbMs * SLOWER_RESPONSE.ratio && a.ttfbMs - b.ttfbMs >= SLOWER_RESPONSE.minIncreaseMs,
+    wrong: (p) => p.ttfbMs !== null && p.ttfbMs >= SLOWER_RESPONSE.slowMs,
+    explain: (p) => ms(p.ttfbMs),
   },
   {
     kind: 'page_weight_increased',
     severity: 'low',
     needsContent: true,
-    compare: (b, a) =>
-      b.bytes !== null && a.bytes !== null && a.bytes >= b.bytes * HEAVIER_PAGE.ratio && a.bytes - b.bytes >= HEAVIER_PAGE.minIncreaseBytes
-        ? { before: size(b.bytes), after: size(a.bytes) }
-        : null,
-    judge: (p) => (ok(p) && p.bytes !== null && p.bytes >= HEAVIER_PAGE.heavyBytes ? size(p.bytes) : undefined),
+    worse: (b, a) => b.bytes !== null && a.bytes !== null && a.bytes >= b.bytes * HEAVIER_PAGE.ratio && a.bytes - b.bytes >= HEAVIER_PAGE.minIncreaseBytes,
+    wrong: (p) => ok(p) && p.bytes !== null && p.bytes >= HEAVIER_PAGE.heavyBytes,
+    explain: (p) => size(p.bytes),
   },
 ];
 
-export const CHECK_SEVERITY: Record<CheckFindingKind, Severity> = Object.fromEntries(CHECK_KINDS.map((k) => [k.kind, k.severity])) as Record<
-  CheckFindingKind,
-  Severity
->;
+export const CHECK_SEVERITY = Object.fromEntries(CHECK_KINDS.map((k) => [k.kind, k.severity])) as Record<CheckFindingKind, Severity>;

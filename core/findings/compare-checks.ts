@@ -33,8 +33,7 @@ export function compareChecks(baseline: readonly Page[], current: readonly Page[
     const sameContent = answered(b) && answered(after) && b.finalUrl === after.finalUrl;
     for (const rule of CHECK_KINDS) {
       if (rule.needsContent && !sameContent) continue;
-      const hit = rule.compare(b, after);
-      if (hit) out.push({ kind: rule.kind, severity: rule.severity, url: after.url, ...hit });
+      if (rule.worse(b, after)) out.push({ kind: rule.kind, severity: rule.severity, url: after.url, before: rule.explain(b), after: rule.explain(after) });
     }
   }
   return out.sort(bySeverity);
@@ -45,8 +44,7 @@ export function judgeCheck(pages: readonly Page[]): Schemas['SiteCheckIssue'][] 
   const out: Schemas['SiteCheckIssue'][] = [];
   for (const page of pages) {
     for (const rule of CHECK_KINDS) {
-      const value = rule.judge?.(page);
-      if (value !== undefined) out.push({ kind: rule.kind, severity: rule.severity, url: page.url, value });
+      if (rule.wrong?.(page)) out.push({ kind: rule.kind, severity: rule.severity, url: page.url, value: rule.explain(page) });
     }
   }
   return out.sort(bySeverity);
