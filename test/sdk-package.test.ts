@@ -216,7 +216,7 @@ console.log(JSON.stringify(report));
 describe('the packed SDK', () => {
   it('is a tarball of dist, bin and README whose runtime dependencies are openapi-fetch, env-ci and commander', () => {
     const files = packed.files.map((f) => f.path).sort();
-    for (const f of ['package.json', 'README.md', 'bin/sitehealth.mjs', 'bin/sitehealth-deploy.mjs', 'dist/index.js', 'dist/index.d.ts', 'dist/webhooks.d.ts', 'dist/ci/index.d.ts', 'dist/cli/index.js', 'dist/generated/types.d.ts']) {
+    for (const f of ['package.json', 'README.md', 'bin/sitehealth.mjs', 'bin/sitehealth-deploy.mjs', 'dist/index.js', 'dist/index.d.ts', 'dist/webhooks.d.ts', 'dist/ci/index.d.ts', 'dist/cli/index.js', 'dist/generated/types.d.ts', 'dist/generated/values.js']) {
       assert.ok(files.includes(f), `${f} is packed`);
     }
     assert.deepEqual(files.filter((f) => !/^(dist\/|bin\/|README\.md$|package\.json$)/.test(f)), [], 'nothing else');

@@ -3,6 +3,7 @@
 // the deploy helper.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,6 +27,7 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
   RateLimitError,
+  HeadersTooLargeError,
   ApiError,
   InternalServerError,
   ServiceUnavailableError,
@@ -38,6 +40,9 @@ import {
   changesFromPaths,
   recordDeploy,
   MAX_CHANGES,
+  MAX_MESSAGE_LENGTH,
+  MAX_FILES_PER_DEPLOY,
+  MAX_SIGNALS_PER_FILE,
   VERSION,
   type ChangeCategory,
   type ProblemCode,
@@ -54,6 +59,16 @@ describe('sdk package', () => {
     const copy = fs.readFileSync(path.join(sdkDir, 'src/generated/types.ts'), 'utf8');
     const source = fs.readFileSync(path.join(root, 'generated/types.ts'), 'utf8');
     assert.ok(copy === source, 'sdk/src/generated/types.ts differs from generated/types.ts');
+  });
+
+  it('bundles the limits of generated/openapi.json as scripts/sync-types.mjs writes them (src/generated/values.ts)', () => {
+    const sync = spawnSync(process.execPath, [path.join(sdkDir, 'scripts/sync-types.mjs'), '--check'], { encoding: 'utf8' });
+    assert.equal(sync.status, 0, `run \`npm run sync-types\` in sdk/:\n${sync.stderr}`);
+    const schemas = JSON.parse(fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')).components.schemas;
+    assert.equal(MAX_CHANGES, schemas.DeployCreate.properties.changes.maxItems);
+    assert.equal(MAX_MESSAGE_LENGTH, schemas.DeployCreate.properties.message.maxLength);
+    assert.equal(MAX_FILES_PER_DEPLOY, MAX_CHANGES);
+    assert.equal(MAX_SIGNALS_PER_FILE, schemas.Change.properties.signals.maxItems);
   });
 
   it('declares its own dependency, version and entry points', () => {
@@ -401,6 +416,7 @@ describe('sdk typed errors', () => {
   const CODES: Array<[ProblemCode, number, abstract new (...args: never[]) => SiteHealthError]> = [
     ['validation_failed', 400, ValidationError],
     ['invalid_json', 400, ValidationError],
+    ['bad_request', 400, ValidationError],
     ['unauthorized', 401, AuthenticationError],
     ['workspace_limit', 402, WorkspaceLimitError],
     ['insufficient_scope', 403, PermissionError],
@@ -413,12 +429,43 @@ describe('sdk typed errors', () => {
     ['payload_too_large', 413, PayloadTooLargeError],
     ['unsupported_media_type', 415, UnsupportedMediaTypeError],
     ['rate_limited', 429, RateLimitError],
+    ['headers_too_large', 431, HeadersTooLargeError],
     ['internal_error', 500, InternalServerError],
     ['service_unavailable', 503, ServiceUnavailableError],
   ];
 
   it('lists every problem code', () => {
     assert.deepEqual(CODES.map(([c]) => c).sort(), Object.keys(ERROR_CLASS_BY_CODE).sort());
+  });
+
+  it('types every code the server documents, with its status: docs/api.md#error-codes and generated/openapi.json', () => {
+    const typed = new Map<string, number>(CODES.map(([c, s]) => [c, s]));
+    // docs/api.md's table (`| 400 | \`validation_failed\` | ... |`) is the complete list: exactly the SDK's.
+    const md = fs.readFileSync(path.join(root, 'docs/api.md'), 'utf8');
+    const section = md.slice(md.indexOf('### Error codes'));
+    const table = section.slice(0, section.indexOf('\n#', 1));
+    const rows = [...table.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((m) => [m[2], Number(m[1])] as const);
+    assert.ok(rows.length >= 18, 'the Error codes table of docs/api.md was not found');
+    assert.deepEqual(rows.map(([c]) => c).sort(), Object.keys(ERROR_CLASS_BY_CODE).sort(), 'docs/api.md#error-codes and ERROR_CLASS_BY_CODE differ');
+    for (const [code, status] of rows) assert.equal(typed.get(code), status, `${code}: status in docs/api.md`);
+    // The document names codes in its error responses' descriptions (`code`: ..., `a` or `b`, ...) and
+    // in prose as `405 method_not_allowed`; every one must be typed, with that status.
+    const doc = JSON.parse(fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')) as {
+      paths: Record<string, Record<string, { responses?: Record<string, { description?: string }> }>>;
+    };
+    const named = new Map<string, number>();
+    for (const op of Object.values(doc.paths).flatMap((methods) => Object.values(methods))) {
+      for (const [status, res] of Object.entries(op.responses ?? {})) {
+        if (Number(status) < 400) continue;
+        for (const m of (res.description ?? '').matchAll(/`([a-z]+(?:_[a-z]+)*)`(?=:| or |,)/g)) named.set(m[1], Number(status));
+      }
+    }
+    for (const m of JSON.stringify(doc).matchAll(/`(\d{3}) ([a-z]+(?:_[a-z]+)*)`/g)) named.set(m[2], Number(m[1]));
+    assert.ok(named.size >= 15, `too few codes found in generated/openapi.json: ${[...named.keys()]}`);
+    for (const [code, status] of named) {
+      assert.ok(Object.hasOwn(ERROR_CLASS_BY_CODE, code), `${code} (${status}), named by generated/openapi.json, is not in ERROR_CLASS_BY_CODE`);
+      assert.equal(typed.get(code), status, `${code}: status in generated/openapi.json`);
+    }
   });
 
   it('each problem code gives its typed error with status, code, title, detail, field errors and request id', async () => {

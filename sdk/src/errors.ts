@@ -2,10 +2,19 @@
 // response (an RFC 9457 problem document, or whatever a proxy answered) into a typed error.
 import type { FieldError } from './types.js';
 
-/** The stable `code` of every problem document the API answers (docs/api.md#error-codes). */
+/**
+ * The stable `code` of every problem document the API answers (docs/api.md#error-codes).
+ *
+ * Listed here rather than generated: the OpenAPI document types `Problem.code` as a plain string
+ * and names the codes only in prose (each error response's description, and `info.description`
+ * for `405 method_not_allowed`, which no operation lists), and each code needs its error class
+ * (`ERROR_CLASS_BY_CODE`) anyway. test/sdk.test.ts fails when the codes of docs/api.md's table or
+ * of the document's error responses are not exactly these, with the same statuses.
+ */
 export type ProblemCode =
   | 'validation_failed'
   | 'invalid_json'
+  | 'bad_request'
   | 'unauthorized'
   | 'workspace_limit'
   | 'insufficient_scope'
@@ -18,6 +27,7 @@ export type ProblemCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'headers_too_large'
   | 'internal_error'
   | 'service_unavailable';
 
@@ -86,7 +96,10 @@ export class SiteHealthError extends Error {
   }
 }
 
-/** 400 `validation_failed` (every offending field in `errors`) or `invalid_json`. */
+/**
+ * 400 `validation_failed` (every offending field in `errors`), `invalid_json`, or `bad_request`
+ * (the request was not well-formed HTTP, or its target was not a path).
+ */
 export class ValidationError extends SiteHealthError {}
 /** 401 `unauthorized`: the API key is missing, unknown or revoked. */
 export class AuthenticationError extends SiteHealthError {}
@@ -117,6 +130,8 @@ export class RateLimitError extends SiteHealthError {
     this.rateLimit = init.rateLimit ?? null;
   }
 }
+/** 431 `headers_too_large`: the request line and headers are larger than the server accepts (16 KB). */
+export class HeadersTooLargeError extends SiteHealthError {}
 /** 5xx: something failed on the server's side (after the SDK's retries, where they apply). */
 export class ApiError extends SiteHealthError {}
 /** 500 `internal_error`. */
@@ -157,6 +172,7 @@ type ErrorClass = new (init: SiteHealthErrorInit) => SiteHealthError;
 export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   validation_failed: ValidationError,
   invalid_json: ValidationError,
+  bad_request: ValidationError,
   unauthorized: AuthenticationError,
   workspace_limit: WorkspaceLimitError,
   insufficient_scope: PermissionError,
@@ -169,6 +185,7 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   payload_too_large: PayloadTooLargeError,
   unsupported_media_type: UnsupportedMediaTypeError,
   rate_limited: RateLimitError,
+  headers_too_large: HeadersTooLargeError,
   internal_error: InternalServerError,
   service_unavailable: ServiceUnavailableError,
 };
@@ -185,6 +202,7 @@ const BY_STATUS: Record<number, ErrorClass> = {
   413: PayloadTooLargeError,
   415: UnsupportedMediaTypeError,
   429: RateLimitError,
+  431: HeadersTooLargeError,
   500: InternalServerError,
   503: ServiceUnavailableError,
 };
@@ -204,13 +222,14 @@ export function errorFromResponse(response: Response, body: unknown): SiteHealth
     title: str(problem.title) ?? (response.statusText || `HTTP ${status}`),
     detail: str(problem.detail) ?? (typeof body === 'string' ? body.slice(0, 500) : ''),
     type: str(problem.type),
+    // The body is whatever the wire carried: its `errors` are taken as the document's FieldError[] unchecked.
     errors: Array.isArray(problem.errors) ? (problem.errors as FieldError[]) : [],
     requestId: response.headers.get('x-request-id'),
     body,
     retryAfter: parseRetryAfter(response.headers.get('retry-after')),
     rateLimit: parseRateLimit(response.headers),
   };
-  const byCode = code !== undefined && Object.hasOwn(ERROR_CLASS_BY_CODE, code) ? ERROR_CLASS_BY_CODE[code as ProblemCode] : undefined;
+  const byCode = isProblemCode(code) ? ERROR_CLASS_BY_CODE[code] : undefined;
   const ErrorClass = byCode ?? BY_STATUS[status] ?? (status >= 500 ? ApiError : SiteHealthError);
   return new ErrorClass(init);
 }
@@ -254,6 +273,10 @@ function formatMessage(init: SiteHealthErrorInit): string {
   }
   if (init.requestId) text += ` [request ${init.requestId}]`;
   return text;
+}
+
+function isProblemCode(code: string | undefined): code is ProblemCode {
+  return code !== undefined && Object.hasOwn(ERROR_CLASS_BY_CODE, code);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -16,6 +16,7 @@ export {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
   RateLimitError,
+  HeadersTooLargeError,
   ApiError,
   InternalServerError,
   ServiceUnavailableError,

@@ -1,22 +1,18 @@
 // Friendly names for the generated API types (src/generated/types.ts, a copy of the repository's
-// generated/types.ts), plus the few input types the SDK loosens on purpose.
+// generated/types.ts), used as generated: no type here loosens or retypes the document.
 import type { components, operations } from './generated/types.js';
 
 export type { components, operations, paths } from './generated/types.js';
 
 type Schemas = components['schemas'];
-type Optional<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 type Query<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>;
 
 export type Workspace = Schemas['Workspace'];
 export type WorkspaceType = Schemas['WorkspaceType'];
 export type WorkspaceList = Schemas['WorkspaceList'];
 export type WorkspaceUpdate = Schemas['WorkspaceUpdate'];
-/**
- * `type`, `timezone` and `language` have server-side defaults (`PERSONAL`, `UTC`, `en`). The
- * generated type marks fields with a default as required, so the SDK makes them optional again.
- */
-export type WorkspaceCreate = Optional<Schemas['WorkspaceCreate'], 'type' | 'timezone' | 'language'>;
+/** `type`, `timezone` and `language` are optional: the server defaults them to `PERSONAL`, `UTC` and `en`. */
+export type WorkspaceCreate = Schemas['WorkspaceCreate'];
 
 export type Deploy = Schemas['Deploy'];
 export type DeployDetail = Schemas['DeployDetail'];
@@ -27,9 +23,9 @@ export type ChangeCategory = Schemas['ChangeCategory'];
 export type Signal = Schemas['Signal'];
 export type SignalKind = Schemas['SignalKind'];
 export type Change = Schemas['Change'];
-/** A changed file as sent: `signals` defaults to `[]` on the server. */
-export type ChangeInput = Optional<Change, 'signals'>;
-export type DeployCreate = Omit<Schemas['DeployCreate'], 'changes'> & { changes?: ChangeInput[] };
+/** A changed file as sent (the same as `Change`: `signals` is optional, `[]` on the server when omitted). */
+export type ChangeInput = Change;
+export type DeployCreate = Schemas['DeployCreate'];
 
 export type SiteCheck = Schemas['SiteCheck'];
 export type SiteCheckLatest = Schemas['SiteCheckLatest'];
@@ -61,10 +57,10 @@ export type WebhookWithSecret = Schemas['WebhookWithSecret'];
 export type WebhookList = Schemas['WebhookList'];
 export type WebhookEvent = Schemas['WebhookEvent'];
 export type WebhookListQuery = Query<'Webhooks_list'>;
-/** Custom delivery headers are a name -> value map (the generated type cannot express it). */
-export type WebhookCreate = Omit<Schemas['WebhookCreate'], 'headers'> & { headers?: Record<string, string> };
+/** `headers` is a map of custom delivery headers, name -> value. */
+export type WebhookCreate = Schemas['WebhookCreate'];
 /** `headers` replaces the whole set: a `null` value keeps that header's stored value; `headers: null` clears all. */
-export type WebhookUpdate = Omit<Schemas['WebhookUpdate'], 'headers'> & { headers?: Record<string, string | null> | null };
+export type WebhookUpdate = Schemas['WebhookUpdate'];
 export type DeliveryEvent = Schemas['DeliveryEvent'];
 export type DeliveryAttempt = Schemas['DeliveryAttempt'];
 export type DeliveryAttemptDetail = Schemas['DeliveryAttemptDetail'];

@@ -217,6 +217,7 @@ function parseEvent(body: Buffer): SiteHealthEvent {
   ) {
     throw new WebhookVerificationError('invalid_body', 'the body is not a webhook event');
   }
+  // Parsed JSON to the event union: the envelope is checked above, and the signature vouches for `data`.
   return e as unknown as SiteHealthEvent;
 }
 

@@ -1,6 +1,6 @@
 // The `POST /v1/deploys` body, rebuilt field by field so that nothing but paths, categories,
 // signal kinds/changes/lines and the commit metadata can reach the server.
-import { MAX_CHANGES, MAX_MESSAGE_LENGTH } from '../limits.js';
+import { COMMIT_SHA_PATTERN, MAX_CHANGES, MAX_MESSAGE_LENGTH, MAX_PATH_LENGTH, MAX_REF_LENGTH, MAX_SIGNAL_LINE } from '../limits.js';
 import type { ChangeCategory, ChangeInput, DeployCreate, Signal, SignalKind } from '../types.js';
 import { MAX_SIGNALS_PER_FILE } from './signals.js';
 
@@ -16,10 +16,7 @@ const KINDS: Record<SignalKind, true> = {
   script: true, stylesheet: true, image: true, font: true, lazy_loading: true, status_code: true, dependency: true,
   env: true, other: true,
 };
-const MAX_PATH_LENGTH = 1024;
-const MAX_LINE = 10_000_000;
-const MAX_REF_LENGTH = 255;
-const COMMIT_SHA = /^[0-9a-f]{7,64}$/i;
+const COMMIT_SHA = new RegExp(COMMIT_SHA_PATTERN);
 
 export interface DeployBodyInput {
   /** 7 to 64 hex characters. */
@@ -50,7 +47,7 @@ function cleanSignals(signals: readonly Signal[] | undefined): Signal[] {
   const seen = new Set<string>();
   for (const s of signals ?? []) {
     if (!s || !isKind(s.kind) || (s.change !== 'added' && s.change !== 'removed')) continue;
-    const line = Number.isInteger(s.line) && (s.line as number) >= 1 && (s.line as number) <= MAX_LINE ? (s.line as number) : undefined;
+    const line = typeof s.line === 'number' && Number.isInteger(s.line) && s.line >= 1 && s.line <= MAX_SIGNAL_LINE ? s.line : undefined;
     const key = `${s.kind}|${s.change}|${line ?? ''}`;
     if (seen.has(key)) continue;
     seen.add(key);

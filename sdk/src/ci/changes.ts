@@ -1,12 +1,13 @@
 // A deploy's `changes` from git: each changed file's category and signals, within the server's
-// limits (500 files, 50 signals per file).
+// limits (`MAX_FILES_PER_DEPLOY` files, `MAX_SIGNALS_PER_FILE` signals per file: the API document's, see limits.ts).
+import { MAX_CHANGES } from '../limits.js';
 import type { ChangeCategory, Signal } from '../types.js';
 import { CATEGORY_PRIORITY, categorize } from './categorize.js';
 import { commitExists, listChangedFiles, resolveCommit, streamDiff, UnifiedDiffParser, type ChangedFile } from './diff.js';
 import { MAX_SIGNALS_PER_FILE, SignalScanner } from './signals.js';
 
-/** The server accepts at most this many changes per deploy. */
-export const MAX_FILES_PER_DEPLOY = 500;
+/** The server accepts at most this many changes per deploy (`MAX_CHANGES`). */
+export const MAX_FILES_PER_DEPLOY = MAX_CHANGES;
 
 /** A changed file as sent: path, category and signals; never code. */
 export interface AnalyzedChange {

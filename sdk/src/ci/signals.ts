@@ -1,5 +1,6 @@
 // SEO-relevant signals in a file's changed lines. Only the signal's kind, whether it was added
 // or removed, and the line number come out of here: never the line itself.
+import { MAX_SIGNALS_PER_CHANGE } from '../limits.js';
 import type { ChangeCategory, Signal, SignalKind } from '../types.js';
 import { categorize, normalizePath } from './categorize.js';
 
@@ -35,8 +36,8 @@ export interface SignalScanResult {
   truncated: boolean;
 }
 
-/** Default and server maximum of signals per file. */
-export const MAX_SIGNALS_PER_FILE = 50;
+/** Default and server maximum of signals per file (`Change.signals` maxItems in the API document). */
+export const MAX_SIGNALS_PER_FILE = MAX_SIGNALS_PER_CHANGE;
 
 /**
  * Most telling first: when a file has more signals than the cap, these win. Crawl blockers and

@@ -14,6 +14,7 @@ import {
   type RecordDeployResult,
 } from '../deploy.js';
 import { SiteHealthError } from '../errors.js';
+import { MAX_CHANGES, MAX_SIGNALS_PER_CHANGE } from '../limits.js';
 import type { Severity } from '../types.js';
 import { VERSION } from '../version.js';
 import { formatFindings } from './format.js';
@@ -90,7 +91,7 @@ SITEHEALTH_REF, SITEHEALTH_BASE and SITEHEALTH_ENVIRONMENT, which win over detec
 
 What is sent: the commit, ref, environment, and for each file changed between the base and the
 commit (git diff) its path, category and SEO signals (kind, added or removed, line number).
-Never a line of code. At most 500 files and 50 signals per file, with a warning past either.
+Never a line of code. At most ${MAX_CHANGES} files and ${MAX_SIGNALS_PER_CHANGE} signals per file, with a warning past either.
 A shallow clone without the base records the deploy without changes and warns.
 
 Environment:

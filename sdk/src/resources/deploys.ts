@@ -1,4 +1,3 @@
-import type { components } from '../generated/types.js';
 import type { Deploy, DeployCreate, DeployDetail, DeployList, DeployListQuery } from '../types.js';
 import { Resource, unwrap } from './resource.js';
 
@@ -9,8 +8,7 @@ export class Deploys extends Resource {
    * deploy (still 201), so this call is retried like a GET (network errors, 429, 502, 503, 504).
    */
   create(body: DeployCreate): Promise<Deploy> {
-    // `changes[].signals` defaults to [] on the server; the generated type marks it required.
-    return unwrap(this.client.POST('/v1/deploys', { body: body as components['schemas']['DeployCreate'] }));
+    return unwrap(this.client.POST('/v1/deploys', { body }));
   }
 
   /** `Deploys_list`: a workspace's deploys, newest first, each with the newest site check it triggered. */

@@ -1,4 +1,3 @@
-import type { components } from '../generated/types.js';
 import type {
   DeliveryAttempt,
   DeliveryAttemptDetail,
@@ -13,8 +12,6 @@ import type {
 } from '../types.js';
 import { Resource, unwrap } from './resource.js';
 
-type Schemas = components['schemas'];
-
 /** `/v1/webhooks`: endpoints that receive signed events, and their delivery attempts. */
 export class Webhooks extends Resource {
   /** `Webhooks_list`: every webhook the caller can see (or one workspace's), oldest first. */
@@ -24,8 +21,7 @@ export class Webhooks extends Resource {
 
   /** `Webhooks_create`: admin or owner. The answer carries the signing `secret`, shown only here. Never retried. */
   create(body: WebhookCreate): Promise<WebhookWithSecret> {
-    // Custom headers are a name -> value map, which the generated type cannot express.
-    return unwrap(this.client.POST('/v1/webhooks', { body: body as Schemas['WebhookCreate'] }));
+    return unwrap(this.client.POST('/v1/webhooks', { body }));
   }
 
   /** `Webhooks_get`. */
@@ -35,7 +31,7 @@ export class Webhooks extends Resource {
 
   /** `Webhooks_update`: admin or owner. A new `secret` is returned once in the answer. Not retried. */
   update(id: string, body: WebhookUpdate): Promise<Webhook | WebhookWithSecret> {
-    return unwrap(this.client.PUT('/v1/webhooks/{id}', { params: { path: { id } }, body: body as Schemas['WebhookUpdate'] }));
+    return unwrap(this.client.PUT('/v1/webhooks/{id}', { params: { path: { id } }, body }));
   }
 
   /** `Webhooks_delete`: admin or owner. Not retried. */

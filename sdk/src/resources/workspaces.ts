@@ -1,4 +1,3 @@
-import type { components } from '../generated/types.js';
 import type { Workspace, WorkspaceCreate, WorkspaceList, WorkspaceUpdate } from '../types.js';
 import { Resource, unwrap } from './resource.js';
 
@@ -14,8 +13,7 @@ export class Workspaces extends Resource {
    * otherwise create a second workspace, or answer 409 `slug_taken`).
    */
   async create(body: WorkspaceCreate): Promise<Workspace> {
-    // `type`, `timezone` and `language` have server defaults; the generated type marks them required.
-    const res = await unwrap(this.client.POST('/v1/workspaces', { body: body as components['schemas']['WorkspaceCreate'] }));
+    const res = await unwrap(this.client.POST('/v1/workspaces', { body }));
     return res.data;
   }
 
