@@ -188,7 +188,17 @@ async function benchOurs(
   const explain = await explainClaim(queueDb);
   await db.raw('ANALYZE jobs');
   const explainAnalyzed = await explainClaim(db);
-  const planOk = (p: string) => /Index Scan using jobs_claim_idx/.test(p) && !/\bSort\b/.test(p) && !/Seq Scan|Bitmap/.test(p);
+  // The queue is read only by the candidates' scan, which must walk jobs_claim_idx in order and
+  // stop; the fair-share ranking sorts those few candidates (core/jobs/claim.ts), never the queue.
+  const candidateScan = (p: string): string => {
+    const lines = p.split('\n');
+    const at = lines.findIndex((l) => /CTE candidates/.test(l));
+    if (at < 0) return '';
+    const depth = lines[at].search(/\S/);
+    const end = lines.findIndex((l, i) => i > at && l.search(/\S/) <= depth);
+    return lines.slice(at + 1, end < 0 ? undefined : end).join('\n');
+  };
+  const planOk = (p: string) => /Index Scan using jobs_claim_idx/.test(candidateScan(p)) && !/\bSort\b/.test(candidateScan(p)) && !/Seq Scan|Bitmap/.test(p);
   const indexOk = planOk(explain) && planOk(explainAnalyzed);
   await queueDb.destroy();
   await db.destroy();
@@ -336,7 +346,7 @@ sitehealth enqueue inside a caller's transaction (BEGIN, the insert with its NOT
 Targets:
 - processing at least graphile-worker's best at the same concurrency (${Math.round(best)} jobs/s, any variant): **${ours.result.drainPerSec >= best ? 'met' : 'not met'}** (${Math.round(ours.result.drainPerSec)} jobs/s as the worker runs by default); with synchronous commit on both sides (${Math.round(bestSync)} jobs/s): **${oursSync.result.drainPerSec >= bestSync ? 'met' : 'not met'}** (${Math.round(oursSync.result.drainPerSec)} jobs/s)
 - p50 start latency under 50 ms: **${ours.result.p50 < 50 ? 'met' : 'not met'}** (${r1(ours.result.p50)} ms)
-- claim walks jobs_claim_idx in its sort order at 100,000 queued jobs (no Sort, no bitmap or sequential scan): **${ours.indexOk && oursSync.indexOk ? 'met' : 'not met'}**
+- claim walks jobs_claim_idx in its sort order at 100,000 queued jobs (its scan of the queue has no Sort; no bitmap or sequential scan anywhere; the fair-share ranking sorts only the candidates): **${ours.indexOk && oursSync.indexOk ? 'met' : 'not met'}**
 
 This machine is shared: other processes' load during the run moves these figures by tens of percent; compare rows of the same run.
 
