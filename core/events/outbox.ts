@@ -62,3 +62,16 @@ export async function recordEvent<T extends EventType>(
   await enqueue(trx, 'webhook_fanout', { eventId: id }, { dedupeKey: `webhook_fanout:${id}`, workspaceId });
   return id;
 }
+
+/** An event of the outbox, as its fan-out reads it; undefined when it is gone. */
+export async function readEvent(trx: DbOrTrx, eventId: string): Promise<OutboxEvent | undefined> {
+  return OutboxEvent.query(trx).findById(eventId);
+}
+
+/**
+ * Marks an event as fanned out to its webhooks: a fan-out that runs again then only looks for
+ * the messages whose first attempt was never made.
+ */
+export async function markDispatched(trx: DbOrTrx, eventId: string): Promise<void> {
+  await OutboxEvent.query(trx).findById(eventId).patch({ dispatched_at: nowMs() });
+}

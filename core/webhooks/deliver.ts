@@ -1,5 +1,6 @@
-import { OutboxEvent, Webhook, WebhookDelivery, WebhookMessage, isForeignKeyViolation, isPostgres, rawRows, withTransaction, type Db, type DbOrTrx } from '../db/index.ts';
+import { Webhook, WebhookDelivery, WebhookMessage, isForeignKeyViolation, isPostgres, rawRows, withTransaction, type Db, type DbOrTrx } from '../db/index.ts';
 import { enqueue } from '../jobs/index.ts';
+import { markDispatched, readEvent } from '../events/index.ts';
 import { FetchError, guardedFetch } from '../net/index.ts';
 import { webhookDeliveryFailed, webhookDeliverySucceeded, webhookPaused, SYSTEM_ACTOR, type Actor } from '../activity/index.ts';
 import { newId, nowMs, redactSecrets, toIso } from '../platform/index.ts';
@@ -62,7 +63,7 @@ export function eventBody(e: { id: string; type: string; createdAt: number; work
  */
 export async function fanOutEvent(db: Db, eventId: string): Promise<Array<{ message: WebhookMessage; webhook: Webhook }>> {
   return withTransaction(db, async (trx) => {
-    const event = await OutboxEvent.query(trx).findById(eventId);
+    const event = await readEvent(trx, eventId);
     if (!event) return [];
     if (event.dispatched_at !== null) {
       // Run again after its worker died: the messages whose first attempt was never made.
@@ -84,7 +85,7 @@ export async function fanOutEvent(db: Db, eventId: string): Promise<Array<{ mess
       ? new Set(((await trx('webhook_messages').insert(rows).onConflict(['event_id', 'webhook_id']).ignore().returning(['id'])) as Array<{ id: string }>).map((r) => r.id))
       : new Set<string>();
     const created = rows.flatMap((row, i) => (inserted.has(row.id) ? [{ message: WebhookMessage.fromJson(row, { skipValidation: true }), webhook: hooks[i] }] : []));
-    await OutboxEvent.query(trx).findById(eventId).patch({ dispatched_at: nowMs() });
+    await markDispatched(trx, eventId);
     return created;
   });
 }
