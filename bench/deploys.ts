@@ -28,7 +28,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { type Db, isPostgres, rawRows } from '../core/db/index.ts';
+import { type Db, isPostgres, runSql } from '../core/db/index.ts';
 import { newId } from '../core/platform/index.ts';
 import {
   ROOT,
@@ -312,7 +312,7 @@ async function measureSitehealth(lib: PeerLib, scratch: Scratch, engine: Engine,
     const r = await lib.load({ url: `${app.url}/v1/deploys`, method: 'POST', headers: { 'x-api-key': owner.apiKey }, makeBody: deployBody(owner.workspaceId), pids: app.pids });
     // The work was done: per deploy a queued check and crawl with their two jobs (one
     // statement, one snapshot: requests cut off by the load generator may still be committing).
-    const [counts] = await rawRows<Record<string, number | string>>(
+    const [counts] = await runSql<Record<string, number | string>>(
       s.db,
       'SELECT (SELECT count(*) FROM deploys) AS deploys, (SELECT count(*) FROM site_checks) AS checks, (SELECT count(*) FROM site_crawls) AS crawls, (SELECT count(*) FROM jobs) AS jobs',
     );

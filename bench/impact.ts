@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { nowMs } from '../core/platform/index.ts';
-import { rawRows, SiteCheck, SiteCrawl } from '../core/db/index.ts';
+import { runSql, SiteCheck, SiteCrawl } from '../core/db/index.ts';
 import { recordDeploy } from '../core/deploys/index.ts';
 import type { Schemas } from '../core/contract/index.ts';
 import { addDays, copyIn, dayOf } from '../core/search-data/index.ts';
@@ -198,7 +198,7 @@ await runBenchmark(scratch, async () => {
     await s.db.raw('VACUUM (ANALYZE) search_data');
     await s.db.raw('VACUUM (ANALYZE) search_data_days');
     const vacuumSeconds = (performance.now() - vacStart) / 1000;
-    const [{ table_mb, index_mb }] = await rawRows<{ table_mb: number; index_mb: number }>(
+    const [{ table_mb, index_mb }] = await runSql<{ table_mb: number; index_mb: number }>(
       s.db,
       "SELECT pg_table_size('search_data') / 1048576 AS table_mb, pg_indexes_size('search_data') / 1048576 AS index_mb",
     );
@@ -239,7 +239,7 @@ await runBenchmark(scratch, async () => {
       const imp = sample.impact;
       if (!imp || imp.days !== 7 || !imp.pages) throw new Error(`expected a full impact: ${JSON.stringify(imp)}`);
       const sumSql = async (from: string, to: string, urls: string[] | null) => {
-        const [r] = await rawRows<{ c: number | null }>(
+        const [r] = await runSql<{ c: number | null }>(
           s.db,
           `SELECT SUM(clicks) AS c FROM search_data WHERE workspace_id = ? AND date BETWEEN ? AND ?${urls ? ` AND page IN (${urls.map(() => '?').join(', ')})` : ''}`,
           [ws, from, to, ...(urls ?? [])],
@@ -261,7 +261,7 @@ await runBenchmark(scratch, async () => {
       const windowDays = [...Array.from({ length: 7 }, (_, i) => addDays(D, i - 7)), ...Array.from({ length: 7 }, (_, i) => addDays(D, i + 1))];
       const urls = imp.pages.affected.urls;
       const explain = async (sql: string, bindings: unknown[]) =>
-        (await rawRows<{ 'QUERY PLAN': string }>(s.db, `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, bindings)).map((r) => r['QUERY PLAN']).join('\n');
+        (await runSql<{ 'QUERY PLAN': string }>(s.db, `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, bindings)).map((r) => r['QUERY PLAN']).join('\n');
       const planAffected = await explain(
         `SELECT SUM(CASE WHEN date < ? THEN clicks ELSE 0 END) AS bc, SUM(CASE WHEN date > ? THEN clicks ELSE 0 END) AS ac FROM search_data WHERE workspace_id = ? AND date IN (${windowDays.map(() => '?').join(', ')}) AND page IN (${urls.map(() => '?').join(', ')})`,
         [D, D, ws, ...windowDays, ...urls],
@@ -288,7 +288,7 @@ await runBenchmark(scratch, async () => {
         '# bench:impact: search data import and deploy impact, on PostgreSQL',
         '',
         ...machineLines('npm run bench:impact').map((l) => (l.startsWith('- Load:') ? l.replace(`${SETTINGS.connections} connections`, '1, 10 and 50 connections (one case each)') : l)),
-        `- PostgreSQL: ${(await rawRows<{ server_version: string }>(s.db, 'SHOW server_version'))[0].server_version}, default settings, on the same machine.`,
+        `- PostgreSQL: ${(await runSql<{ server_version: string }>(s.db, 'SHOW server_version'))[0].server_version}, default settings, on the same machine.`,
         '',
         `Data: ${fmt(DAYS)} days (${days[0]} to ${lastDay}) x ${fmt(PAGES)} pages = ${fmt(gen.rows)} rows, every page every day, clicks falling off with popularity; a CSV of \`date,page,clicks,impressions,ctr,position\` (${fmt(gen.bytes / 2 ** 20)} MiB), read once into the page cache before either import. search_data afterwards: ${fmt(table_mb)} MiB of table, ${fmt(index_mb)} MiB of primary key.`,
         '',

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { StatementBatcher, isPostgres, preparedPgRows, preparedRows, type Db } from '../db/index.ts';
+import { StatementBatcher, isPostgres, runSql, type Db } from '../db/index.ts';
 import { nowMs } from '../platform/index.ts';
 import { hashKey, isScope, looksLikeKey, type Scope } from './key-format.ts';
 import { isRole } from './roles.ts';
@@ -33,7 +33,7 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 
 const WORKSPACE_COLUMNS = ['id', 'account_id', 'name', 'slug', 'type', 'logo', 'website', 'timezone', 'country', 'description', 'language', 'created_at', 'updated_at'] as const;
 
-// Written out once and prepared per connection (core/db/prepared.ts) rather than built and
+// Written out once and prepared per connection (runSql's `prepared`, core/db/statements.ts) rather than built and
 // planned per request: on this path the query builder and PostgreSQL's planner cost more than
 // the query itself (bench:api, server CPU per request).
 function authSql(target: string, keyHash = '?'): string {
@@ -75,7 +75,7 @@ function authBatchSql(tables: readonly string[]): string {
   const rows = tables.map((t) => `WHEN '${t}' THEN ${rowWorkspace(t, 'r.row_id')}`).join(' ');
   const fromRow = tables.length ? `CASE r.row_table ${rows} END, ` : '';
   return `SELECT r.ord, a.*
-  FROM unnest($1::text[], $2::uuid[], $3::text[], $4::uuid[]) WITH ORDINALITY AS r(key_hash, named, row_table, row_id, ord)
+  FROM unnest(?::text[], ?::uuid[], ?::text[], ?::uuid[]) WITH ORDINALITY AS r(key_hash, named, row_table, row_id, ord)
   CROSS JOIN LATERAL (${authSql(`COALESCE(r.named, ${fromRow}k.workspace_id)`, 'r.key_hash')}) a`;
 }
 
@@ -90,12 +90,12 @@ const authBatcher = new StatementBatcher<Lookup, AuthRow | undefined>(
     const column = (f: (l: Lookup) => string | null) => lookups.map(f);
     const tables = [...rowTables].sort();
     // Named by the tables it covers: registering another table makes it a new statement.
-    const rows = await preparedPgRows<AuthRow>(db, `sitehealth_auth_batch_${tables.join('_')}`, authBatchSql(tables), [
+    const rows = await runSql<AuthRow>(db, authBatchSql(tables), [
       column((l) => l.digest),
       column((l) => (l.hint && 'workspaceId' in l.hint ? l.hint.workspaceId : null)),
       column((l) => (l.hint && 'table' in l.hint ? l.hint.table : null)),
       column((l) => (l.hint && 'table' in l.hint ? l.hint.id : null)),
-    ]);
+    ], { prepared: `sitehealth_auth_batch_${tables.join('_')}` });
     const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
     return lookups.map((_, i) => byOrd.get(i + 1));
   },
@@ -106,9 +106,9 @@ async function lookUpKey(db: Db, digest: string, hint: WorkspaceHint): Promise<A
   if (hint && 'table' in hint && !rowTables.has(hint.table)) throw new Error(`no row table registered as ${hint.table}`);
   if (isPostgres(db)) return authBatcher.submit(db, { digest, hint });
   // SQLite answers in-process: a round trip costs nothing there, so each request asks alone.
-  if (hint && 'workspaceId' in hint) return (await preparedRows<AuthRow>(db, 'sitehealth_auth_named', NAMED_SQL, [hint.workspaceId, digest]))[0];
-  if (hint) return (await preparedRows<AuthRow>(db, `sitehealth_auth_row_${hint.table}`, rowSql(hint.table), [hint.id, digest]))[0];
-  return (await preparedRows<AuthRow>(db, 'sitehealth_auth_binding', BINDING_SQL, [digest]))[0];
+  if (hint && 'workspaceId' in hint) return (await runSql<AuthRow>(db, NAMED_SQL, [hint.workspaceId, digest], { prepared: 'sitehealth_auth_named' }))[0];
+  if (hint) return (await runSql<AuthRow>(db, rowSql(hint.table), [hint.id, digest], { prepared: `sitehealth_auth_row_${hint.table}` }))[0];
+  return (await runSql<AuthRow>(db, BINDING_SQL, [digest], { prepared: 'sitehealth_auth_binding' }))[0];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable, isPostgres, preparedPgRows, type Db, type RetentionRule } from '../db/index.ts';
+import { isDatabaseUnavailable, runSql, type Db, type RetentionRule } from '../db/index.ts';
 import { HOUR_MS } from '../db/index.ts';
 import { nowMs } from '../platform/index.ts';
 
@@ -40,7 +40,6 @@ const CLAIM = `INSERT INTO rate_limit_windows (key_id, window_start, count) VALU
   ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_limit_windows.count + excluded.count
   WHERE rate_limit_windows.count + excluded.count <= ?
   RETURNING count`;
-const CLAIM_PG = CLAIM.replace(/\?/g, ((n) => () => `$${++n}`)(0));
 
 /**
  * Per-key request limits that hold across every API process on one database.
@@ -137,9 +136,9 @@ export class RateLimiter {
   /** Adds `n` to the key's shared count if it stays within the limit: the new count, else null. */
   private async add(keyId: string, window: number, n: number): Promise<number | null> {
     const values = [keyId, window, n, this.limit];
-    const rows = isPostgres(this.db)
-      ? await preparedPgRows<{ count: number }>(this.db, 'rate_limit_claim', CLAIM_PG, values)
-      : ((await this.db.raw(CLAIM, values).options({ busyWaitMs: CLAIM_WAIT_MS })) as Array<{ count: number }>);
+    // Prepared on PostgreSQL: a claim is on the request path of every key's first request of a
+    // chunk (bench:api).
+    const rows = await runSql<{ count: number }>(this.db, CLAIM, values, { prepared: 'rate_limit_claim', busyWaitMs: CLAIM_WAIT_MS });
     return rows.length > 0 ? Number(rows[0].count) : null;
   }
 

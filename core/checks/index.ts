@@ -3,3 +3,4 @@ export { newestChecksByDeploy, newestCheckOfDeploy, finishedCheckBefore, latestS
 export { siteCheckToApi } from './to-api.ts';
 export { runSiteCheck, finishCheck, type RunOptions } from './run.ts';
 export { chooseKeyPages, KEY_PAGES } from './key-pages.ts';
+export { queuedCheckSteps, queuedCheckRows, rescheduleCheck, type QueuedRun } from './queue.ts';

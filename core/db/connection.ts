@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Model } from 'objection';
 import type { Logger } from 'pino';
 import { SYNC_BUSY_TIMEOUT_MS, sqliteClientClass } from './sqlite-client.ts';
+import { configOf, registerPool } from './knex-adapter.ts';
 import { createLogger } from '../platform/index.ts';
 
 let knexLogger: Logger | undefined;
@@ -37,7 +38,7 @@ export type Db = Knex;
 export type DbOrTrx = Knex | Knex.Transaction;
 
 export function dbClientOf(db: DbOrTrx): 'sqlite' | 'pg' {
-  const c = (db.client as { config: Knex.Config }).config.client;
+  const c = configOf(db).client;
   return c === 'pg' ? 'pg' : 'sqlite';
 }
 
@@ -51,6 +52,12 @@ export interface DbOptions {
   busyWaitMs?: number;
 }
 
+function pooled(config: Knex.Config): Db {
+  const db = knexFactory(config);
+  registerPool(db);
+  return db;
+}
+
 /** Build a Knex instance from `sqlite:<path>` or `postgres://...`. */
 export function createDb(url: string, opts: DbOptions = {}): Db {
   const busyWaitMs = opts.busyWaitMs ?? 5000;
@@ -58,7 +65,7 @@ export function createDb(url: string, opts: DbOptions = {}): Db {
   // instead of hanging: the wait for the lock itself plus headroom for the queue before it.
   const acquireConnectionTimeout = busyWaitMs + 5000;
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return knexFactory({
+    return pooled({
       log: knexLog(),
       client: 'pg',
       connection: url,
@@ -77,9 +84,9 @@ export function createDb(url: string, opts: DbOptions = {}): Db {
   if (!url.startsWith('sqlite:')) throw new Error(`DATABASE_URL must be sqlite:<path> or postgres://..., got "${url}"`);
   const file = url.slice('sqlite:'.length) || ':memory:';
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  return knexFactory({
+  return pooled({
     log: knexLog(),
-    client: sqliteClientClass(busyWaitMs) as typeof Knex.Client,
+    client: sqliteClientClass(busyWaitMs),
     connection: { filename: file },
     useNullAsDefault: true,
     acquireConnectionTimeout,

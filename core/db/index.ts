@@ -3,10 +3,10 @@ export { createDb, bindModels, isPostgres, dbClientOf, type Db, type DbOrTrx, ty
 export { withTransaction, withGroupedTransaction } from './transaction.ts';
 export { isDatabaseUnavailable, isRetryableConflict } from './unavailable.ts';
 export { migrateLatest } from './migrate.ts';
-export { rawRows } from './sql.ts';
-export { directStatements, type Statements } from './direct.ts';
-export { preparedRows, preparedPgRows } from './prepared.ts';
+export { runSql, type RunOptions } from './statements.ts';
+export { withConnection, connectionOf, afterCommit, poolOf } from './knex-adapter.ts';
 export { StatementBatcher, type BatchOptions } from './batch.ts';
+export { runPlan, runPlansOnPostgres, type PlanShape, type PlanStep, type PlanRows, type PlannedRow, type Inserted } from './write-plan.ts';
 export { applyRetention, DAY_MS, HOUR_MS, type RetentionRule, type RetentionResult } from './retention.ts';
 export { isForeignKeyViolation, isUniqueViolation } from './unique.ts';
 export * from './models/index.ts';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
 import { isPostgres } from './connection.ts';
+import { configOf } from './knex-adapter.ts';
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -48,7 +49,7 @@ function isStartupRace(err: unknown): boolean {
 export async function migrateLatest(db: Knex, opts: { waitMs?: number } = {}): Promise<string[]> {
   if (isPostgres(db)) {
     let applied: string[] = [];
-    const lock = knexFactory({ ...(db.client as { config: Knex.Config }).config, pool: { min: 0, max: 1 } });
+    const lock = knexFactory({ ...configOf(db), pool: { min: 0, max: 1 } });
     try {
       await lock.transaction(async (trx) => {
         await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { Knex } from 'knex';
+import { poolKey, sqliteDialect, sqliteFileOf } from './knex-adapter.ts';
 
 // Knex's better-sqlite3 client with two changes that let several processes (API servers, the
 // worker, the operator CLI) write one SQLite file at once without `database is locked`:
@@ -19,26 +20,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const require = createRequire(import.meta.url);
 const Database = require('better-sqlite3') as new (file: string, opts: { readonly: boolean; fileMustExist: boolean }) => ReaderConnection;
-/** The part of knex's better-sqlite3 dialect class this file extends (knex is pinned exactly). */
-interface KnexSqliteClient {
-  destroy(callback?: unknown): unknown;
-  acquireRawConnection(): Promise<unknown>;
-  _query(connection: SqliteConnection, obj: QueryObject): Promise<unknown>;
-}
-// knex's dialect classes are CommonJS and untyped.
-const BetterSqlite3Client = require('knex/lib/dialects/better-sqlite3/index.js') as new (config: unknown) => KnexSqliteClient;
 
 /** Milliseconds better-sqlite3 itself may block on a lock before we retry asynchronously. */
 export const SYNC_BUSY_TIMEOUT_MS = 5;
-
-interface SqliteConnection {
-  inTransaction: boolean;
-}
-
-interface QueryObject {
-  sql: string;
-  options?: { busyWaitMs?: number };
-}
 
 export function isSqliteBusy(err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code;
@@ -74,38 +58,13 @@ export function cacheStatements(conn: Preparer): void {
   };
 }
 
-export function sqliteClientClass(busyWaitMs: number): unknown {
-  return class SqliteImmediateClient extends BetterSqlite3Client {
-    destroy(callback?: unknown): unknown {
-      closeReader({ client: this });
-      return super.destroy(callback);
-    }
-
-    async acquireRawConnection(): Promise<unknown> {
-      const conn = (await super.acquireRawConnection()) as Preparer;
-      cacheStatements(conn);
-      return conn;
-    }
-
-    async _query(connection: SqliteConnection, obj: QueryObject): Promise<unknown> {
-      if (obj.sql === 'BEGIN;') obj.sql = 'BEGIN IMMEDIATE;';
-      // `.options({ busyWaitMs: 0 })` on a query: try once (bookkeeping that may be skipped).
-      const wait = obj.options?.busyWaitMs ?? busyWaitMs;
-      const deadline = Date.now() + wait;
-      for (let attempt = 0; ; attempt++) {
-        const holdsNoLock = !connection.inTransaction;
-        try {
-          return await super._query(connection, obj);
-        } catch (err) {
-          if (!isSqliteBusy(err) || !holdsNoLock || Date.now() >= deadline) throw err;
-          // Short, jittered pauses: a write transaction here takes about a millisecond, so the
-          // lock is usually free within a few; jitter keeps waiting processes from colliding.
-          const pause = Math.min(25, 2 + attempt * 2) * (0.5 + Math.random());
-          await sleep(Math.min(pause, Math.max(0, deadline - Date.now())));
-        }
-      }
-    }
-  };
+export function sqliteClientClass(busyWaitMs: number): typeof Knex.Client {
+  return sqliteDialect({
+    busyWaitMs,
+    isBusy: isSqliteBusy,
+    onConnection: (conn) => cacheStatements(conn as Preparer),
+    onDestroy: (client) => closeReaderOf(client),
+  });
 }
 
 interface ReaderConnection {
@@ -118,30 +77,31 @@ const readers = new WeakMap<object, ReaderConnection | null>();
 
 /**
  * A read-only connection beside the pool's one connection, opened on first use and closed with
- * the Knex instance (closeReader). In WAL mode it reads the last committed state without waiting
- * for a writer. None for an in-memory database (another connection would see another database).
+ * the Knex instance. In WAL mode it reads the last committed state without waiting for a
+ * writer. None for an in-memory database (another connection would see another database).
  */
-export function readerOf(db: { client: unknown }): ReaderConnection | null {
-  const client = db.client as { connectionSettings?: { filename?: string } };
-  let reader = readers.get(client);
+export function readerOf(db: Knex | Knex.Transaction): ReaderConnection | null {
+  const key = poolKey(db);
+  let reader = readers.get(key);
   if (reader !== undefined) return reader;
-  const file = client.connectionSettings?.filename;
+  const file = sqliteFileOf(db);
   if (!file || file === ':memory:' || file.startsWith('file::memory:')) {
-    readers.set(client, null);
+    readers.set(key, null);
     return null;
   }
   try {
     reader = new Database(file, { readonly: true, fileMustExist: true });
     reader.pragma(`busy_timeout = ${SYNC_BUSY_TIMEOUT_MS}`);
+    cacheStatements(reader);
   } catch {
     return null; // not created yet: the pool reads until it is
   }
-  readers.set(client, reader);
+  readers.set(key, reader);
   return reader;
 }
 
-export function closeReader(db: { client: unknown }): void {
-  const reader = readers.get(db.client as object);
-  readers.delete(db.client as object);
+function closeReaderOf(key: object): void {
+  const reader = readers.get(key);
+  readers.delete(key);
   reader?.close();
 }

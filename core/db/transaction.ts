@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { isPostgres, type DbOrTrx } from './connection.ts';
 import { isRetryableConflict } from './unavailable.ts';
+import { poolKey } from './knex-adapter.ts';
 
 const MAX_ATTEMPTS = 4;
 
@@ -48,8 +49,8 @@ const batchers = new WeakMap<object, Batcher>();
  */
 export function withGroupedTransaction<T>(db: DbOrTrx, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
   if (isPostgres(db) || (db as Knex.Transaction).isTransaction) return withTransaction(db, fn);
-  let b = batchers.get(db.client as object);
-  if (!b) batchers.set(db.client as object, (b = { running: false, queue: [] }));
+  let b = batchers.get(poolKey(db));
+  if (!b) batchers.set(poolKey(db), (b = { running: false, queue: [] }));
   const batcher = b;
   return new Promise<T>((resolve, reject) => {
     batcher.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });

@@ -1,7 +1,7 @@
-import { OutboxEvent, type DbOrTrx } from '../db/index.ts';
+import { OutboxEvent, runPlan, type DbOrTrx, type PlanShape, type PlanStep, type PlannedRow } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { newId, nowMs } from '../platform/index.ts';
-import { enqueue } from '../jobs/index.ts';
+import { jobRow, jobStep } from '../jobs/index.ts';
 
 /** Event types a webhook can subscribe to: the `WebhookEvent` enum of spec/webhooks.tsp. */
 export type EventType = Schemas['WebhookEvent'];
@@ -15,18 +15,49 @@ export interface EventData {
   'site_crawl.regression': Schemas['SiteCrawlRegressionData'];
 }
 
-async function hasActiveWebhook(trx: DbOrTrx, workspaceId: string): Promise<boolean> {
-  return (await trx('webhooks').where({ workspace_id: workspaceId, active: true }).first('id')) !== undefined;
+/**
+ * The steps that write an event in a write plan: the event, then its fan-out job. The outbox
+ * serves webhooks only, so a workspace without an active webhook (most have none) gets no event:
+ * nobody would receive it, and a webhook created or resumed later receives the events from then
+ * on. An event whose idempotency key exists already is not written again, nor fanned out.
+ */
+export function eventSteps(after: readonly string[]): { event: PlanStep; event_fanout: PlanStep } {
+  return {
+    event: {
+      table: 'events',
+      columns: ['id', 'workspace_id', 'type', 'data', 'created_at', 'dispatched_at', 'idempotency_key'],
+      after,
+      onlyIf: 'EXISTS (SELECT 1 FROM webhooks w WHERE w.workspace_id = :workspace_id AND w.active)',
+      skipOnConflict: '(idempotency_key)',
+    },
+    event_fanout: jobStep(['event']),
+  };
 }
+
+/** The rows of `eventSteps`. */
+export function eventRows<T extends EventType>(
+  workspaceId: string,
+  type: T,
+  data: EventData[T],
+  opts: { idempotencyKey?: string; now?: number } = {},
+): { event: PlannedRow; event_fanout: PlannedRow } {
+  const id = newId();
+  const now = opts.now ?? nowMs();
+  return {
+    event: { id, workspace_id: workspaceId, type, data: JSON.stringify(data), created_at: now, dispatched_at: null, idempotency_key: opts.idempotencyKey ?? null },
+    event_fanout: jobRow('webhook_fanout', { eventId: id }, { id: newId(), runAt: now, dedupeKey: `webhook_fanout:${id}`, workspaceId, now }),
+  };
+}
+
+const EVENT_PLAN: PlanShape = { name: 'record_event', steps: eventSteps([]) };
 
 /**
  * Writes a domain event to the outbox inside the caller's transaction, so the event exists
- * exactly when the change it describes does. Delivery to webhooks happens later, in the worker.
- * `idempotencyKey` names the fact the event reports (e.g. `site_check.completed:<check id>`):
- * a job that runs twice writes its event once. The outbox serves webhooks only, so a workspace
- * without an active webhook (most have none) gets no event: nobody would receive it, and a
- * webhook created or resumed later receives the events from then on. Returns the event's id, or
- * null when nothing was written (no active webhook, or an event with the key exists).
+ * exactly when the change it describes does, with its fan-out job (eventSteps). Delivery to
+ * webhooks happens later, in the worker. `idempotencyKey` names the fact the event reports
+ * (e.g. `site_check.completed:<check id>`): a job that runs twice writes its event once.
+ * Returns the event's id, or null when nothing was written (no active webhook, or an event
+ * with the key exists).
  */
 export async function recordEvent<T extends EventType>(
   trx: DbOrTrx,
@@ -35,32 +66,9 @@ export async function recordEvent<T extends EventType>(
   data: EventData[T],
   opts: { idempotencyKey?: string } = {},
 ): Promise<string | null> {
-  if (!(await hasActiveWebhook(trx, workspaceId))) return null;
-  const id = newId();
-  const row = {
-    id,
-    workspace_id: workspaceId,
-    type,
-    data: data as unknown as Record<string, unknown>,
-    created_at: nowMs(),
-    dispatched_at: null,
-    idempotency_key: opts.idempotencyKey ?? null,
-  };
-  if (opts.idempotencyKey) {
-    // The unique index decides: a second writer of the same fact inserts nothing. (Plain Knex:
-    // Objection cannot tell whether an insert that ignores conflicts inserted.)
-    const inserted = (await trx('events')
-      .insert({ ...row, data: JSON.stringify(data) })
-      .onConflict(['idempotency_key'])
-      .ignore()
-      .returning(['id'])) as Array<{ id: string }>;
-    if (inserted.length === 0) return null;
-  } else {
-    await OutboxEvent.query(trx).insert(row);
-  }
-  // Its fan-out to webhooks commits (and wakes a worker) with it.
-  await enqueue(trx, 'webhook_fanout', { eventId: id }, { dedupeKey: `webhook_fanout:${id}`, workspaceId });
-  return id;
+  const rows = eventRows(workspaceId, type, data, opts);
+  const inserted = await runPlan(trx, EVENT_PLAN, rows);
+  return inserted.has('event') ? String(rows.event.id) : null;
 }
 
 /** An event of the outbox, as its fan-out reads it; undefined when it is gone. */

@@ -1,4 +1,4 @@
-import { isPostgres, type DbOrTrx, rawRows } from '../db/index.ts';
+import { isPostgres, type DbOrTrx, runSql } from '../db/index.ts';
 import type { JobKind, JobPayloads } from './kinds.ts';
 
 export interface ClaimedJob<K extends JobKind = JobKind> {
@@ -113,7 +113,7 @@ export async function claimJobs(db: DbOrTrx, o: ClaimOptions): Promise<ClaimedJo
   const busy: Record<string, number> = {};
   for (const id of o.busyWorkspaces ?? []) busy[id] = (busy[id] ?? 0) + 1;
   const bindings = [JSON.stringify(busy), o.now, o.limit, scanLength(o.limit), o.limit, o.limit, o.workerId, lease, o.now, o.now];
-  const rows = await rawRows<Row>(db, isPostgres(db) ? PG_CLAIM : SQLITE_CLAIM, bindings);
+  const rows = await runSql<Row>(db, isPostgres(db) ? PG_CLAIM : SQLITE_CLAIM, bindings);
   // RETURNING order is unspecified on both engines: restore the claim order.
   rows.sort((a, b) => a.run_at - b.run_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return rows.map((r) => ({

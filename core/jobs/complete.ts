@@ -1,4 +1,4 @@
-import { isPostgres, type DbOrTrx, rawRows } from '../db/index.ts';
+import { isPostgres, type DbOrTrx, runSql } from '../db/index.ts';
 
 /** One attempt of a job as its worker holds it: (id, lockedBy, attempts) fences its result. */
 export interface JobLease {
@@ -15,7 +15,7 @@ export async function completeJobs(db: DbOrTrx, workerId: string, leases: JobLea
   if (!leases.length) return [];
   const set = `SET state = 'done', lease_expires_at = NULL, finished_at = ?, updated_at = ?`;
   const rows = isPostgres(db)
-    ? await rawRows<{ id: string }>(
+    ? await runSql<{ id: string }>(
         db,
         `UPDATE jobs ${set}
          WHERE state = 'running' AND locked_by = ?
@@ -23,7 +23,7 @@ export async function completeJobs(db: DbOrTrx, workerId: string, leases: JobLea
          RETURNING id`,
         [now, now, workerId, leases.map((l) => l.id), leases.map((l) => l.attempts)],
       )
-    : await rawRows<{ id: string }>(
+    : await runSql<{ id: string }>(
         db,
         `UPDATE jobs ${set}
          WHERE state = 'running' AND locked_by = ?

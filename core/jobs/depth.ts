@@ -1,4 +1,4 @@
-import { type DbOrTrx, rawRows } from '../db/index.ts';
+import { type DbOrTrx, runSql } from '../db/index.ts';
 
 /**
  * Where the live part of the queue stands: `due` (queued, run_at reached: waiting for a free
@@ -23,7 +23,7 @@ export interface QueueDepth {
  * finished job the table still holds.
  */
 export async function queueDepth(db: DbOrTrx, now: number): Promise<QueueDepth[]> {
-  const rows = await rawRows<{ kind: string; depth_state: DepthState; jobs: number | string; oldest_run_at: number | string }>(
+  const rows = await runSql<{ kind: string; depth_state: DepthState; jobs: number | string; oldest_run_at: number | string }>(
     db,
     `SELECT kind,
             CASE WHEN state = 'running' THEN 'running' WHEN run_at <= CAST(? AS BIGINT) THEN 'due' ELSE 'scheduled' END AS depth_state,

@@ -1,4 +1,4 @@
-import { type DbOrTrx, rawRows } from '../db/index.ts';
+import { type DbOrTrx, runSql } from '../db/index.ts';
 import { nowMs, newId } from '../platform/index.ts';
 import { retryPolicy, type JobKind, type JobPayloads } from './kinds.ts';
 import { wakeWorkersAfterCommit } from './wake.ts';
@@ -70,7 +70,7 @@ export async function enqueueKind(trx: DbOrTrx, kind: string, payload: unknown, 
   }
   sql += ' RETURNING id';
   const bindings: unknown[] = values;
-  const rows = await rawRows<{ id: string }>(trx, sql, bindings);
+  const rows = await runSql<{ id: string }>(trx, sql, bindings);
   // Future jobs are found by the workers' poll.
   if (rows.length && runAt <= now) wakeWorkersAfterCommit(trx);
   if (rows.length) return { id: rows[0].id, outcome: rows[0].id === id ? 'inserted' : 'replaced' };

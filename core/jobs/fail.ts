@@ -1,4 +1,4 @@
-import { type DbOrTrx, rawRows } from '../db/index.ts';
+import { type DbOrTrx, runSql } from '../db/index.ts';
 import { safeErrorText } from '../platform/index.ts';
 import type { JobLease } from './complete.ts';
 
@@ -16,7 +16,7 @@ export async function failJob(
   o: { error: unknown; retryAt: number | null; now: number },
 ): Promise<FailOutcome> {
   const retry = o.retryAt === null ? 0 : 1;
-  const rows = await rawRows<{ state: string }>(
+  const rows = await runSql<{ state: string }>(
     db,
     `UPDATE jobs SET
        state = CASE WHEN CAST(? AS INTEGER) = 1 AND attempts < max_attempts THEN 'queued' ELSE 'failed' END,

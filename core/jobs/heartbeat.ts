@@ -1,4 +1,4 @@
-import { type DbOrTrx, rawRows } from '../db/index.ts';
+import { type DbOrTrx, runSql } from '../db/index.ts';
 import type { JobLease } from './complete.ts';
 
 /**
@@ -9,7 +9,7 @@ import type { JobLease } from './complete.ts';
  * no other attempt exists, so this one may go on.
  */
 export async function extendLeases(db: DbOrTrx, workerId: string, o: { now: number; leaseMs: number }): Promise<JobLease[]> {
-  const rows = await rawRows<{ id: string; attempts: number }>(
+  const rows = await runSql<{ id: string; attempts: number }>(
     db,
     `UPDATE jobs SET lease_expires_at = ?
      WHERE state = 'running' AND locked_by = ?

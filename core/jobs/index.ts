@@ -3,6 +3,7 @@
 // the metrics. One module per statement, each readable on its own.
 export { enqueue, enqueueKind, JOBS_CHANNEL, type EnqueueOptions, type EnqueueResult } from './enqueue.ts';
 export { wakeWorkersAfterCommit } from './wake.ts';
+export { jobStep, jobRow, type PlannedJob } from './plan.ts';
 export { claimJobs, PG_CLAIM, type ClaimedJob, type ClaimOptions } from './claim.ts';
 export { completeJobs, type JobLease } from './complete.ts';
 export { failJob, type FailOutcome } from './fail.ts';

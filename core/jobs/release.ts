@@ -1,4 +1,4 @@
-import { type DbOrTrx, rawRows } from '../db/index.ts';
+import { type DbOrTrx, runSql } from '../db/index.ts';
 
 /**
  * Graceful shutdown: give every job `workerId` still runs back to the queue, due now, without
@@ -6,7 +6,7 @@ import { type DbOrTrx, rawRows } from '../db/index.ts';
  * locked_by is cleared, so the stopped attempt's late result matches no row.
  */
 export async function releaseJobs(db: DbOrTrx, workerId: string, now: number): Promise<string[]> {
-  const rows = await rawRows<{ id: string }>(
+  const rows = await runSql<{ id: string }>(
     db,
     `UPDATE jobs SET state = 'queued', attempts = attempts - 1, run_at = ?, locked_by = NULL,
        lease_expires_at = NULL, last_error = 'released: the worker shut down before the job finished',

@@ -1,4 +1,4 @@
-import { type DbOrTrx, rawRows } from '../db/index.ts';
+import { type DbOrTrx, runSql } from '../db/index.ts';
 
 export interface RecoveredJob {
   id: string;
@@ -15,7 +15,7 @@ export interface RecoveredJob {
  * a CASE are cast: PostgreSQL would otherwise take them for text.)
  */
 export async function resetExpiredLeases(db: DbOrTrx, now: number): Promise<RecoveredJob[]> {
-  const rows = await rawRows<RecoveredJob>(
+  const rows = await runSql<RecoveredJob>(
     db,
     `UPDATE jobs SET
        state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { isPostgres, type DbOrTrx } from '../db/index.ts';
+import { afterCommit, isPostgres, poolOf, withConnection, type DbOrTrx } from '../db/index.ts';
 import { JOBS_CHANNEL } from './channel.ts';
 
 // Why not NOTIFY inside the transaction that enqueues: PostgreSQL serializes the commits of all
@@ -21,42 +21,34 @@ interface PgConnection {
   query(text: string): Promise<unknown>;
 }
 
-interface PooledClient {
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(conn: unknown): Promise<void>;
-}
-
 const states = new WeakMap<object, WakeState>();
 const NOTIFY = `BEGIN; SET LOCAL synchronous_commit TO off; SELECT pg_notify('${JOBS_CHANNEL}', ''); COMMIT`;
 
-function send(client: PooledClient, state: WakeState): void {
+function send(db: Knex, state: WakeState): void {
   state.inFlight = true;
   void (async () => {
     try {
-      const conn = (await client.acquireConnection()) as PgConnection;
-      try {
-        await conn.query(NOTIFY);
-      } finally {
-        await client.releaseConnection(conn);
-      }
+      // A connection of the pool, sent the statements as one simple query. Never the
+      // transaction's own connection: once it has ended, knex lends it to the pool's next user,
+      // and the COMMIT here would end that user's transaction.
+      await withConnection<PgConnection, unknown>(db, (conn) => conn.query(NOTIFY));
     } catch {
       // The pool is closing or the database is away: the workers' poll finds the job.
     } finally {
       state.inFlight = false;
       if (state.again) {
         state.again = false;
-        send(client, state);
+        send(db, state);
       }
     }
   })();
 }
 
-function wakeNow(db: DbOrTrx): void {
-  const client = db.client as unknown as PooledClient;
-  let state = states.get(client);
-  if (!state) states.set(client, (state = { inFlight: false, again: false }));
+function wakeNow(db: Knex): void {
+  let state = states.get(db);
+  if (!state) states.set(db, (state = { inFlight: false, again: false }));
   if (state.inFlight) state.again = true;
-  else send(client, state);
+  else send(db, state);
 }
 
 /**
@@ -65,13 +57,8 @@ function wakeNow(db: DbOrTrx): void {
  */
 export function wakeWorkersAfterCommit(db: DbOrTrx): void {
   if (!isPostgres(db)) return;
+  const pool = poolOf(db);
   const trx = db as Knex.Transaction;
-  if (!trx.isTransaction) {
-    wakeNow(db);
-    return;
-  }
-  trx.executionPromise.then(
-    () => wakeNow(db),
-    () => {},
-  );
+  if (trx.isTransaction) afterCommit(trx, () => wakeNow(pool));
+  else wakeNow(pool);
 }

@@ -2,7 +2,7 @@
 // `Impact` model of spec/deploys.tsp): equal windows before and after the deploy's date, from
 // the per-day totals (at most 15 rows), and the pages its findings name from the per-page rows.
 
-import { rawRows, type DbOrTrx } from '../db/index.ts';
+import { runSql, type DbOrTrx } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { addDays, dayOf, dayRange, daysBetween } from './days.ts';
 import { normalizedUrls, pagesOnDays, type SearchSpan } from './read.ts';
@@ -30,7 +30,7 @@ export interface SearchContext {
  * lookups at the ends of the primary key, joined to the at most 15 days of the range).
  */
 export async function searchContext(db: DbOrTrx, workspaceId: string, day: string): Promise<SearchContext> {
-  const rows = await rawRows<DayRow & { first: string | null; newest: string | null; last_final: string | null; date: string | null }>(
+  const rows = await runSql<DayRow & { first: string | null; newest: string | null; last_final: string | null; date: string | null }>(
     db,
     `SELECT s.first, s.newest, s.last_final, d.date, d.provisional, d.clicks, d.impressions
        FROM (SELECT (SELECT MIN(date) FROM search_data_days WHERE workspace_id = ?) AS first,
@@ -103,7 +103,7 @@ export async function deployImpact(
   const urls = normalizedUrls(o.urls);
   if (urls.length > 0) {
     const q = pagesOnDays(o.workspaceId, [...beforeDays, ...afterDays], urls);
-    const [sums] = await rawRows<{ bc: number | string | null; bi: number | string | null; ac: number | string | null; ai: number | string | null }>(
+    const [sums] = await runSql<{ bc: number | string | null; bi: number | string | null; ac: number | string | null; ai: number | string | null }>(
       db,
       `SELECT SUM(CASE WHEN date < ? THEN clicks ELSE 0 END) AS bc, SUM(CASE WHEN date < ? THEN impressions ELSE 0 END) AS bi,
               SUM(CASE WHEN date > ? THEN clicks ELSE 0 END) AS ac, SUM(CASE WHEN date > ? THEN impressions ELSE 0 END) AS ai

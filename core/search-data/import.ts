@@ -14,7 +14,7 @@
 // wait up to DB_BUSY_WAIT_MS): import large back-fills in pieces, or while nothing else writes.
 
 import type { Knex } from 'knex';
-import { Workspace, isPostgres, withTransaction, type Db } from '../db/index.ts';
+import { Workspace, connectionOf, isPostgres, withTransaction, type Db } from '../db/index.ts';
 import { NotFound, nowMs } from '../platform/index.ts';
 import { dayOf } from './days.ts';
 import { copyIn, type CopyIn } from './copy-in.ts';
@@ -222,8 +222,8 @@ function copyText(s: string): string {
 }
 
 async function pgSink(trx: Knex.Transaction, workspaceId: string): Promise<Sink> {
-  // The transaction's own connection (a pg Client): knex hands it out without releasing it.
-  const client = await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection();
+  // The transaction's own connection (a pg Client).
+  const client = await connectionOf<unknown>(trx);
   let copy: CopyIn | null = null;
   let text = '';
   const flush = async () => {
@@ -278,7 +278,7 @@ function isPrimaryKeyViolation(err: unknown): boolean {
 }
 
 async function sqliteSink(trx: Knex.Transaction, workspaceId: string): Promise<Sink> {
-  const conn = (await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection()) as SqliteConnection;
+  const conn = await connectionOf<SqliteConnection>(trx);
   const insertSql = (n: number) =>
     `INSERT INTO search_data (workspace_id, date, page, page_given, clicks, impressions, position, ctr) VALUES ${Array.from({ length: n }, () => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
   const full = conn.prepare(insertSql(BATCH));

@@ -1,7 +1,7 @@
 // Reading search data: a workspace's span of days, clicks of named pages over the last 28 days
 // of data (a finding's `clicks`), and the top pages by clicks (a check's key pages).
 
-import { rawRows, type DbOrTrx } from '../db/index.ts';
+import { runSql, type DbOrTrx } from '../db/index.ts';
 import { normalizeUrl } from '../pages/index.ts';
 import { addDays, dayRange } from './days.ts';
 
@@ -19,7 +19,7 @@ export interface SearchSpan {
 
 /** The workspace's span of imported days: three lookups at the ends of its primary key. */
 export async function searchSpan(db: DbOrTrx, workspaceId: string): Promise<SearchSpan> {
-  const [row] = await rawRows<{ first: string | null; newest: string | null; last_final: string | null }>(
+  const [row] = await runSql<{ first: string | null; newest: string | null; last_final: string | null }>(
     db,
     `SELECT
        (SELECT MIN(date) FROM search_data_days WHERE workspace_id = ?) AS first,
@@ -71,7 +71,7 @@ export async function clicksByUrl(db: DbOrTrx, workspaceId: string, urls: string
   const pages = [...new Set([...normal.values()].filter((p): p is string => p !== null))];
   if (pages.length === 0) return out;
   const q = pagesOnDays(workspaceId, dayRange(addDays(newest, 1 - CLICKS_WINDOW_DAYS), newest), pages);
-  const rows = await rawRows<{ page: string; clicks: number | string }>(db, `SELECT page, SUM(clicks) AS clicks FROM search_data WHERE ${q.where} GROUP BY page`, q.bindings);
+  const rows = await runSql<{ page: string; clicks: number | string }>(db, `SELECT page, SUM(clicks) AS clicks FROM search_data WHERE ${q.where} GROUP BY page`, q.bindings);
   const byPage = new Map(rows.map((r) => [r.page, Number(r.clicks)]));
   for (const u of urls) out.set(u, byPage.get(normal.get(u) ?? '') ?? 0);
   return out;
@@ -85,7 +85,7 @@ export async function topPagesByClicks(db: DbOrTrx, workspaceId: string, o: { or
   const { newest } = await searchSpan(db, workspaceId);
   if (!newest) return [];
   const prefix = `${o.origin}/`;
-  const rows = await rawRows<{ page: string; clicks: number | string }>(
+  const rows = await runSql<{ page: string; clicks: number | string }>(
     db,
     `SELECT page, SUM(clicks) AS clicks FROM search_data
       WHERE workspace_id = ? AND date >= ? AND date <= ? AND substr(page, 1, ?) = ?

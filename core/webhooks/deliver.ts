@@ -1,4 +1,4 @@
-import { Webhook, WebhookDelivery, WebhookMessage, isForeignKeyViolation, isPostgres, rawRows, withTransaction, type Db, type DbOrTrx } from '../db/index.ts';
+import { Webhook, WebhookDelivery, WebhookMessage, isForeignKeyViolation, isPostgres, runSql, withTransaction, type Db, type DbOrTrx } from '../db/index.ts';
 import { enqueue } from '../jobs/index.ts';
 import { markDispatched, readEvent } from '../events/index.ts';
 import { FetchError, guardedFetch } from '../net/index.ts';
@@ -204,10 +204,10 @@ async function record(db: Db, webhookId: string, message: WebhookMessage, x: Exc
     // wait was for, and two redeliveries would take the same number. (SQLite writes one
     // transaction at a time: the lock is the database's.)
     if (isPostgres(trx)) {
-      const locked = await rawRows<{ id: string }>(trx, 'SELECT id FROM webhook_messages WHERE id = ? FOR UPDATE', [message.id]);
+      const locked = await runSql<{ id: string }>(trx, 'SELECT id FROM webhook_messages WHERE id = ? FOR UPDATE', [message.id]);
       if (!locked.length) return null; // deleted with its webhook while we sent
     }
-    const [counts] = await rawRows<{ last: number | null; automatic: number | string | null }>(
+    const [counts] = await runSql<{ last: number | null; automatic: number | string | null }>(
       trx,
       `SELECT (SELECT MAX(attempt) FROM webhook_deliveries d WHERE d.message_id = m.id) AS last,
               (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.message_id = m.id AND d.origin IN ('event', 'retry')) AS automatic
@@ -219,7 +219,7 @@ async function record(db: Db, webhookId: string, message: WebhookMessage, x: Exc
     const automatic = origin === 'event' || origin === 'retry';
     const failed = x.status === 'failed';
     // One statement moves the streak and returns it, so concurrent attempts count each other.
-    const [streak] = await rawRows<Streak>(
+    const [streak] = await runSql<Streak>(
       trx,
       `UPDATE webhooks SET
          failure_count = CASE WHEN ? = 1 THEN failure_count + 1 ELSE 0 END,

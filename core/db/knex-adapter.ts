@@ -1,0 +1,159 @@
+import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Knex } from 'knex';
+
+// The one file that touches knex's undocumented parts: its better-sqlite3 dialect class (which
+// sqliteDialect extends), the pooled client's connection lending and its 'query' event, a
+// transaction's completion promise and the client's connection settings. knex is pinned exactly
+// in package.json, and test/knex-internals.test.ts fails when an upgrade moves any of them.
+// Everything else in core/ reaches knex through core/db's public functions.
+
+const require = createRequire(import.meta.url);
+
+type DbOrTrx = Knex | Knex.Transaction;
+
+interface PooledClient {
+  config: Knex.Config;
+  connectionSettings?: { filename?: string };
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(conn: unknown): Promise<void>;
+  emit(event: 'query', obj: object): void;
+}
+
+const clientOf = (db: DbOrTrx) => db.client as PooledClient;
+
+/** The knex configuration a Knex instance was built from (a transaction reports its parent's). */
+export function configOf(db: DbOrTrx): Knex.Config {
+  return clientOf(db).config;
+}
+
+/**
+ * An object that stands for a Knex instance (each transaction has its own), to keep state per
+ * database handle against: the SQLite reader connection, a group commit's queue.
+ */
+export function poolKey(db: DbOrTrx): object {
+  return clientOf(db);
+}
+
+/** The SQLite file a Knex instance opened, if any. */
+export function sqliteFileOf(db: DbOrTrx): string | undefined {
+  return clientOf(db).connectionSettings?.filename;
+}
+
+/**
+ * Runs `use` on a connection of `db`: a transaction's own connection (knex lends it without
+ * giving it up), or one taken from the pool and given back afterwards.
+ */
+export async function withConnection<C, T>(db: DbOrTrx, use: (conn: C) => Promise<T> | T): Promise<T> {
+  const client = clientOf(db);
+  const conn = (await client.acquireConnection()) as C;
+  try {
+    return await use(conn);
+  } finally {
+    await client.releaseConnection(conn);
+  }
+}
+
+/** A transaction's own connection, for statements the knex API cannot send (COPY), while it lasts. */
+export async function connectionOf<C>(trx: Knex.Transaction): Promise<C> {
+  return (await clientOf(trx).acquireConnection()) as C;
+}
+
+/**
+ * Announces a statement that bypasses knex's runner as a knex 'query' event, so whoever counts
+ * statements (tests, benchmarks, debug logs) sees every one.
+ */
+export function announce(db: DbOrTrx, sql: string, bindings: readonly unknown[], how: object): void {
+  clientOf(db).emit('query', { sql, bindings, method: 'raw', ...how });
+}
+
+const roots = new WeakMap<Knex.Config, Knex>();
+
+/** Records a Knex instance as the pool its transactions come from (createDb calls it). */
+export function registerPool(db: Knex): void {
+  roots.set(configOf(db), db);
+}
+
+/**
+ * The Knex instance (the pool) a handle belongs to: itself, or the one a transaction was opened
+ * on. Work that must not run on a transaction's connection once it has ended (knex lends that
+ * connection to the next user of the pool) goes here. A transaction shares its pool's
+ * configuration object, which is how it is found.
+ */
+export function poolOf(db: DbOrTrx): Knex {
+  const root = roots.get(configOf(db));
+  if (!root) throw new Error('a database handle not made by createDb');
+  return root;
+}
+
+/** Calls `fn` once `trx` has committed; never if it rolls back. */
+export function afterCommit(trx: Knex.Transaction, fn: () => void): void {
+  trx.executionPromise.then(fn, () => {});
+}
+
+interface SqliteConnection {
+  inTransaction: boolean;
+}
+
+interface QueryObject {
+  sql: string;
+  options?: { busyWaitMs?: number };
+}
+
+interface KnexSqliteClient {
+  destroy(callback?: unknown): unknown;
+  acquireRawConnection(): Promise<unknown>;
+  _query(connection: SqliteConnection, obj: QueryObject): Promise<unknown>;
+}
+
+// knex's dialect classes are CommonJS and untyped.
+const BetterSqlite3Client = require('knex/lib/dialects/better-sqlite3/index.js') as new (config: unknown) => KnexSqliteClient;
+
+export interface SqliteDialectOptions {
+  /** How long a statement that holds no lock yet retries while the database is locked. */
+  busyWaitMs: number;
+  isBusy(err: unknown): boolean;
+  /** Each new connection, before first use (e.g. to cache its compiled statements). */
+  onConnection(conn: unknown): void;
+  /** The Knex instance is being destroyed (e.g. to close connections opened beside its pool). */
+  onDestroy(client: object): void;
+}
+
+/**
+ * Knex's better-sqlite3 client with every transaction begun IMMEDIATE, and a statement that
+ * finds the database locked (and holds no lock itself) retried after asynchronous pauses, up to
+ * `busyWaitMs`. Why both: see sqlite-client.ts.
+ */
+export function sqliteDialect(opts: SqliteDialectOptions): typeof Knex.Client {
+  return class SqliteImmediateClient extends BetterSqlite3Client {
+    destroy(callback?: unknown): unknown {
+      opts.onDestroy(this);
+      return super.destroy(callback);
+    }
+
+    async acquireRawConnection(): Promise<unknown> {
+      const conn = await super.acquireRawConnection();
+      opts.onConnection(conn);
+      return conn;
+    }
+
+    async _query(connection: SqliteConnection, obj: QueryObject): Promise<unknown> {
+      if (obj.sql === 'BEGIN;') obj.sql = 'BEGIN IMMEDIATE;';
+      // `.options({ busyWaitMs: 0 })` on a query: try once (bookkeeping that may be skipped).
+      const wait = obj.options?.busyWaitMs ?? opts.busyWaitMs;
+      const deadline = Date.now() + wait;
+      for (let attempt = 0; ; attempt++) {
+        const holdsNoLock = !connection.inTransaction;
+        try {
+          return await super._query(connection, obj);
+        } catch (err) {
+          if (!opts.isBusy(err) || !holdsNoLock || Date.now() >= deadline) throw err;
+          // Short, jittered pauses: a write transaction here takes about a millisecond, so the
+          // lock is usually free within a few; jitter keeps waiting processes from colliding.
+          const pause = Math.min(25, 2 + attempt * 2) * (0.5 + Math.random());
+          await sleep(Math.min(pause, Math.max(0, deadline - Date.now())));
+        }
+      }
+    }
+  } as unknown as typeof Knex.Client;
+}
