@@ -338,7 +338,7 @@ for (const engine of engines()) {
 
       // A database that never answers: each scrape waits depthTimeoutMs, and one query stays in flight.
       let queries = 0;
-      const hung = { raw: () => (queries++, new Promise(() => {})) } as unknown as Db;
+      const hung = { client: { config: { client: 'pg' } }, raw: () => (queries++, new Promise(() => {})) } as unknown as Db;
       const slow = new WorkerMetrics({ db: hung, log: silent, depthTimeoutMs: 200 });
       const slowListener = await startMetricsListener({ metrics: slow, host: '127.0.0.1', port: 0, token: null, log: silent });
       t.after(() => slowListener.close());

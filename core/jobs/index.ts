@@ -1,6 +1,7 @@
 // The jobs table: enqueue (in the caller's transaction), claim, complete, fail, heartbeat,
 // release, lease recovery, cancellation, operator views, retention and the queue's depth for
 // the metrics. One module per statement, each readable on its own.
+// SQL text (runSql), not the models: the queue's statements are its throughput (bench:queue).
 export { enqueue, enqueueKind, JOBS_CHANNEL, type EnqueueOptions, type EnqueueResult } from './enqueue.ts';
 export { wakeWorkersAfterCommit } from './wake.ts';
 export { jobStep, jobRow, type PlannedJob } from './plan.ts';

@@ -1,6 +1,7 @@
 // A deploy's impact on search traffic (docs/api.md#impact; the rule is written out in the
 // `Impact` model of spec/deploys.tsp): equal windows before and after the deploy's date, from
 // the per-day totals (at most 15 rows), and the pages its findings name from the per-page rows.
+// SQL text (runSql), not the models: one statement per deploy detail (bench:impact).
 
 import { runSql, type DbOrTrx } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';

@@ -1,5 +1,6 @@
 // Reading search data: a workspace's span of days, clicks of named pages over the last 28 days
 // of data (a finding's `clicks`), and the top pages by clicks (a check's key pages).
+// SQL text (runSql), not the models: lookups at the ends of the primary key (bench:impact).
 
 import { runSql, type DbOrTrx } from '../db/index.ts';
 import { normalizeUrl } from '../pages/index.ts';

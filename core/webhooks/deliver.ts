@@ -198,6 +198,7 @@ async function record(db: Db, webhookId: string, message: WebhookMessage, x: Exc
   let outcome: DeliveryOutcome = 'failed';
   const row = await withTransaction(db, async (trx) => {
     const now = nowMs();
+    // SQL text (runSql) for a row lock and a counting upsert, measured in bench:webhooks.
     // The message row locked first, then its attempts counted in a statement of their own: on
     // PostgreSQL a statement that waited for the lock still reads with the snapshot it began
     // with, so counting in the locking statement would miss the attempt whose transaction the
