@@ -35,8 +35,11 @@ for (const engine of engines()) {
     before(async () => {
       api = await TestApi.start(engine, { requestLog: discardRequestLog });
       o = await api.owner();
-      // A key's last use is written once a minute at most: let its first request do that.
+      // A key's last use is written once a minute at most: let its first request do that. A
+      // process reads the column types of a write plan once, on its first use (PostgreSQL): let
+      // a first deploy do that.
       await api.call('GET', '/v1/workspaces', { key: o.apiKey });
+      assert.equal((await api.call('POST', '/v1/deploys', { key: o.apiKey, body: { workspaceId: o.workspaceId, commitSha: crypto.randomBytes(20).toString('hex') } })).status, 201);
     });
     after(async () => {
       await api.stop();

@@ -5,8 +5,8 @@ import { newId, nowMs } from '../platform/index.ts';
 /** The steps that queue a check in a write plan: the check (state `queued`), then its job. */
 export function queuedCheckSteps(after: readonly string[]): { check: PlanStep; check_job: PlanStep } {
   return {
-    check: { table: 'site_checks', columns: ['id', 'workspace_id', 'deploy_id', 'state', 'trigger_kind', 'scheduled_at', 'pages', 'created_at'], after },
-    check_job: jobStep(['check']),
+    check: { table: 'site_checks', columns: ['id', 'workspace_id', 'deploy_id', 'scheduled_at', 'created_at'], fixed: { state: 'queued', trigger_kind: 'deploy', pages: '[]' }, after },
+    check_job: jobStep('site_check', ['check']),
   };
 }
 
@@ -21,7 +21,7 @@ export interface QueuedRun {
 /** The rows of `queuedCheckSteps`: a check of a deploy, run at `runAt`. */
 export function queuedCheckRows(run: QueuedRun): { check: PlannedRow; check_job: PlannedRow } {
   return {
-    check: { id: run.id, workspace_id: run.workspaceId, deploy_id: run.deployId, state: 'queued', trigger_kind: 'deploy', scheduled_at: run.runAt, pages: '[]', created_at: run.now },
+    check: { id: run.id, workspace_id: run.workspaceId, deploy_id: run.deployId, scheduled_at: run.runAt, created_at: run.now },
     check_job: jobRow('site_check', { checkId: run.id }, { id: newId(), runAt: run.runAt, dedupeKey: `site_check:${run.id}`, workspaceId: run.workspaceId, now: run.now }),
   };
 }

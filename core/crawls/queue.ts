@@ -5,15 +5,15 @@ import { newId, nowMs } from '../platform/index.ts';
 /** The steps that queue a crawl in a write plan: the crawl (state `queued`), then its job. */
 export function queuedCrawlSteps(after: readonly string[]): { crawl: PlanStep; crawl_job: PlanStep } {
   return {
-    crawl: { table: 'site_crawls', columns: ['id', 'workspace_id', 'deploy_id', 'state', 'scheduled_at', 'pages_crawled', 'created_at'], after },
-    crawl_job: jobStep(['crawl']),
+    crawl: { table: 'site_crawls', columns: ['id', 'workspace_id', 'deploy_id', 'scheduled_at', 'created_at'], fixed: { state: 'queued', pages_crawled: 0 }, after },
+    crawl_job: jobStep('site_crawl', ['crawl']),
   };
 }
 
 /** The rows of `queuedCrawlSteps`: a crawl of a deploy, run at `runAt`. */
 export function queuedCrawlRows(run: { id: string; workspaceId: string; deployId: string; runAt: number; now: number }): { crawl: PlannedRow; crawl_job: PlannedRow } {
   return {
-    crawl: { id: run.id, workspace_id: run.workspaceId, deploy_id: run.deployId, state: 'queued', scheduled_at: run.runAt, pages_crawled: 0, created_at: run.now },
+    crawl: { id: run.id, workspace_id: run.workspaceId, deploy_id: run.deployId, scheduled_at: run.runAt, created_at: run.now },
     crawl_job: jobRow('site_crawl', { crawlId: run.id }, { id: newId(), runAt: run.runAt, dedupeKey: `site_crawl:${run.id}`, workspaceId: run.workspaceId, now: run.now }),
   };
 }

@@ -67,6 +67,8 @@ interface Draft {
   changes: StoredChange[] | undefined;
   /** The row a create inserts. */
   fresh: Omit<Deploy, keyof import('objection').Model> & { changes: StoredChange[] };
+  /** The deploy a create answers with. */
+  deploy: Deploy;
   delays: ScheduleDelays;
   /** The check and crawl a new production deploy queues. */
   runs: { checkId: string; crawlId: string } | null;
@@ -93,10 +95,11 @@ function draftOf(workspaceId: string, input: DeployInput, delays: ScheduleDelays
     updated_at: now,
   };
   const runs = environment === PRODUCTION ? { checkId: newId(), crawlId: newId() } : null;
-  const draft: Draft = { workspaceId, input, now, environment, deployedAt, changes, fresh, delays, runs, rows: {} };
+  const deploy = Deploy.fromJson(fresh, { skipValidation: true });
+  const draft: Draft = { workspaceId, input, now, environment, deployedAt, changes, fresh, deploy, delays, runs, rows: {} };
   const { checkAt, crawlAt } = runTimes(draft, fresh.deployed_at);
   // The event describes the deploy as created; it is written only when this call creates it.
-  const event = eventRows(workspaceId, 'deploy.recorded', { deploy: deployToApi(Deploy.fromJson(fresh, { skipValidation: true })) }, { idempotencyKey: `deploy.recorded:${fresh.id}`, now });
+  const event = eventRows(workspaceId, 'deploy.recorded', { deploy: deployToApi(deploy) }, { idempotencyKey: `deploy.recorded:${fresh.id}`, now });
   draft.rows = {
     deploy: { ...fresh, changes: JSON.stringify(fresh.changes) },
     ...(runs && queuedCheckRows({ id: runs.checkId, workspaceId, deployId: fresh.id, runAt: checkAt, now })),
@@ -113,7 +116,7 @@ function runTimes(draft: Draft, deployedAt: number): { checkAt: number; crawlAt:
 }
 
 function created(draft: Draft): RecordResult {
-  return { deploy: Deploy.fromJson(draft.fresh, { skipValidation: true }), created: true, scheduled: draft.runs };
+  return { deploy: draft.deploy, created: true, scheduled: draft.runs };
 }
 
 /**

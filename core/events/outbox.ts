@@ -25,12 +25,13 @@ export function eventSteps(after: readonly string[]): { event: PlanStep; event_f
   return {
     event: {
       table: 'events',
-      columns: ['id', 'workspace_id', 'type', 'data', 'created_at', 'dispatched_at', 'idempotency_key'],
+      columns: ['id', 'workspace_id', 'type', 'data', 'created_at', 'idempotency_key'],
+      fixed: { dispatched_at: null },
       after,
       onlyIf: 'EXISTS (SELECT 1 FROM webhooks w WHERE w.workspace_id = :workspace_id AND w.active)',
       skipOnConflict: '(idempotency_key)',
     },
-    event_fanout: jobStep(['event']),
+    event_fanout: jobStep('webhook_fanout', ['event']),
   };
 }
 
@@ -44,7 +45,7 @@ export function eventRows<T extends EventType>(
   const id = newId();
   const now = opts.now ?? nowMs();
   return {
-    event: { id, workspace_id: workspaceId, type, data: JSON.stringify(data), created_at: now, dispatched_at: null, idempotency_key: opts.idempotencyKey ?? null },
+    event: { id, workspace_id: workspaceId, type, data: JSON.stringify(data), created_at: now, idempotency_key: opts.idempotencyKey ?? null },
     event_fanout: jobRow('webhook_fanout', { eventId: id }, { id: newId(), runAt: now, dedupeKey: `webhook_fanout:${id}`, workspaceId, now }),
   };
 }

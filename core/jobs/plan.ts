@@ -6,17 +6,19 @@ import { wakeWorkersAfterCommit } from './wake.ts';
 // Jobs as part of another domain's write plan (core/db/write-plan.ts): the job commits with the
 // rows it is about, in the same statement on PostgreSQL.
 
-const JOB_COLUMNS = ['id', 'kind', 'payload', 'state', 'run_at', 'attempts', 'max_attempts', 'dedupe_key', 'workspace_id', 'created_at', 'updated_at'];
+const JOB_COLUMNS = ['id', 'payload', 'run_at', 'dedupe_key', 'workspace_id', 'created_at', 'updated_at'];
 
 /**
- * A plan step that queues one job once the steps in `after` went in. For a job whose dedupe key
+ * A plan step that queues one job of `kind`, with its kind's retry policy, once the steps in
+ * `after` went in. For a job whose dedupe key
  * names a row the same plan creates, so no other job can hold it (enqueue handles duplicates).
  * A due job wakes listening workers once it is committed.
  */
-export function jobStep(after: readonly string[]): PlanStep {
+export function jobStep(kind: JobKind, after: readonly string[]): PlanStep {
   return {
     table: 'jobs',
     columns: JOB_COLUMNS,
+    fixed: { kind, state: 'queued', attempts: 0, max_attempts: retryPolicy(kind).maxAttempts },
     after,
     onInserted: (db, row) => {
       if (Number(row.run_at) <= nowMs()) wakeWorkersAfterCommit(db);
@@ -32,16 +34,12 @@ export interface PlannedJob {
   now: number;
 }
 
-/** The row of a `jobStep`: a queued job of `kind`, with its kind's retry policy. */
-export function jobRow<K extends JobKind>(kind: K, payload: JobPayloads[K], job: PlannedJob): PlannedRow {
+/** The row of a `jobStep(kind)`. */
+export function jobRow<K extends JobKind>(_kind: K, payload: JobPayloads[K], job: PlannedJob): PlannedRow {
   return {
     id: job.id,
-    kind,
     payload: JSON.stringify(payload),
-    state: 'queued',
     run_at: job.runAt,
-    attempts: 0,
-    max_attempts: retryPolicy(kind).maxAttempts,
     dedupe_key: job.dedupeKey,
     workspace_id: job.workspaceId,
     created_at: job.now,
