@@ -562,7 +562,9 @@ export interface components {
          *         }
          *       ],
          *       "createdAt": "2026-11-21T10:00:01.000Z",
-         *       "updatedAt": "2026-11-21T10:00:01.000Z"
+         *       "updatedAt": "2026-11-21T10:00:01.000Z",
+         *       "ciProvider": "github",
+         *       "ciRunUrl": "https://github.com/acme/site/actions/runs/123456789"
          *     }
          */
         Deploy: {
@@ -597,6 +599,10 @@ export interface components {
              * @description When the deploy was last recorded again (same environment and commit).
              */
             updatedAt: string;
+            /** @description The CI service that recorded the deploy (e.g. `github`, `gitlab`), or null when not sent. */
+            ciProvider: string | null;
+            /** @description The CI run that recorded the deploy, or null when not sent. */
+            ciRunUrl: string | null;
         };
         /** @description A crawl finding new since the previous crawl, with likely causes (at most 5, best first). */
         DeployCrawlFinding: {
@@ -642,6 +648,10 @@ export interface components {
             changes?: components["schemas"]["Change"][];
             /** @description Workspace to record in. Required for keys not bound to a workspace; may be omitted (or must match) for a bound key. */
             workspaceId?: components["schemas"]["uuid"];
+            /** @description The CI service recording the deploy, as `sitehealth deploy` detects it: lower case letters, digits, `-` and `_`, up to 32 characters. Kept as the last recording sent it. */
+            ciProvider?: string;
+            /** @description The CI run recording the deploy: an `http` or `https` URL up to 2,000 characters. Kept as the last recording sent it. */
+            ciRunUrl?: string;
         };
         /** @description A deploy with everything the service learned about it. */
         DeployDetail: {
@@ -651,6 +661,8 @@ export interface components {
             baseline: components["schemas"]["SiteCheck"] | null;
             /** @description What got worse between `baseline` and `siteCheck`; `[]` until `siteCheck` is finished. */
             findings: components["schemas"]["DeployFinding"][];
+            /** @description What is wrong in `siteCheck` on its own, judged with the finding kinds, whatever the baseline says (a site that was already down is still down); `[]` until `siteCheck` is finished. */
+            issues: components["schemas"]["SiteCheckIssue"][];
             /** @description The newest crawl triggered by this deploy, in any state, or null. */
             siteCrawl: components["schemas"]["SiteCrawl"] | null;
             /** @description Crawl findings new since the previous finished crawl; `[]` until `siteCrawl` is finished. */

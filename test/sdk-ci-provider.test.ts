@@ -67,8 +67,8 @@ const circle = (extra: Record<string, string>) => ({
   ...extra,
 });
 
-const GITHUB = { isCi: true, provider: 'github', providerName: 'GitHub Actions' } as const;
-const GITLAB = { isCi: true, provider: 'gitlab', providerName: 'GitLab CI/CD' } as const;
+const GITHUB = { isCi: true, provider: 'github', providerName: 'GitHub Actions', runUrl: 'https://github.com/acme/site/actions/runs/99' } as const;
+const GITLAB = { isCi: true, provider: 'gitlab', providerName: 'GitLab CI/CD', runUrl: 'https://gitlab.com/acme/site/pipelines/7' } as const;
 const CIRCLE = { isCi: true, provider: 'circleci', providerName: 'CircleCI' } as const;
 
 describe('detectCi: GitHub Actions', () => {
@@ -126,7 +126,7 @@ describe('detectCi: GitHub Actions', () => {
       }),
     });
     assert.deepEqual(await detectCi({ env, cwd: repo.dir }), {
-      ...GITHUB, isPr: true, commit: second, ref: 'feature/seo', base: OTHER_SHA, baseSource: 'github-pull-request', warnings: [],
+      ...GITHUB, isPr: true, commit: second, ref: 'feature/seo', base: OTHER_SHA, baseSource: 'github-pull-request', environment: 'preview', environmentSource: 'pull-request', warnings: [],
     } satisfies CiInfo);
   });
 
@@ -191,7 +191,7 @@ describe('detectCi: GitLab CI', () => {
       CI_MERGE_REQUEST_DIFF_BASE_SHA: OTHER_SHA,
     });
     assert.deepEqual(await detectCi({ env, cwd: repo.dir }), {
-      ...GITLAB, isPr: true, commit: second, ref: 'feature/x', base: OTHER_SHA, baseSource: 'gitlab-merge-request', warnings: [],
+      ...GITLAB, isPr: true, commit: second, ref: 'feature/x', base: OTHER_SHA, baseSource: 'gitlab-merge-request', environment: 'preview', environmentSource: 'pull-request', warnings: [],
     } satisfies CiInfo);
   });
 });
@@ -213,6 +213,32 @@ describe('detectCi: CircleCI', () => {
   });
 });
 
+describe('detectCi: the environment from the CI context', () => {
+  const detected = async (env: Record<string, string>) => {
+    const ci = await detectCi({ env, cwd: repo.dir });
+    return [ci.environment, ci.environmentSource];
+  };
+
+  it('a pull or merge request is a preview; a push names none (the server records production)', async () => {
+    const pr = github({ GITHUB_EVENT_NAME: 'pull_request', GITHUB_HEAD_REF: 'f', GITHUB_BASE_REF: 'main', GITHUB_EVENT_PATH: eventFile('pr-env.json', { number: 3, pull_request: { number: 3, base: { sha: first } } }) });
+    assert.deepEqual(await detected(pr), ['preview', 'pull-request']);
+    assert.deepEqual(await detected(gitlab({ CI_MERGE_REQUEST_ID: '4', CI_MERGE_REQUEST_IID: '4', CI_MERGE_REQUEST_SOURCE_BRANCH_NAME: 'f', CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'main', CI_ENVIRONMENT_NAME: 'review/f' })), ['preview', 'pull-request']);
+    assert.deepEqual(await detected(github({ GITHUB_EVENT_NAME: 'push', GITHUB_REF_NAME: 'main', GITHUB_EVENT_PATH: eventFile('push-env.json', { before: first }) })), [undefined, undefined]);
+  });
+
+  it("GitLab's CI_ENVIRONMENT_NAME, a GitHub deployment's environment, VERCEL_ENV and Netlify's CONTEXT", async () => {
+    assert.deepEqual(await detected(gitlab({ CI_COMMIT_REF_NAME: 'main', CI_ENVIRONMENT_NAME: 'staging' })), ['staging', 'CI_ENVIRONMENT_NAME']);
+    const deployment = eventFile('deployment.json', { deployment: { environment: 'qa', sha: second } });
+    assert.deepEqual(await detected(github({ GITHUB_EVENT_NAME: 'deployment', GITHUB_EVENT_PATH: deployment })), ['qa', 'github-deployment']);
+    assert.deepEqual(await detected({ CI: 'true', VERCEL: '1', VERCEL_ENV: 'preview', VERCEL_GIT_COMMIT_SHA: second }), ['preview', 'VERCEL_ENV']);
+    for (const [context, environment] of [['production', 'production'], ['deploy-preview', 'preview'], ['branch-deploy', 'preview'], ['dev', 'development']]) {
+      assert.deepEqual(await detected({ CI: 'true', NETLIFY: 'true', CONTEXT: context, COMMIT_REF: second }), [environment, 'CONTEXT'], context);
+    }
+    // A named environment wins over the context, a pull request included.
+    assert.deepEqual(await detected({ ...gitlab({ CI_ENVIRONMENT_NAME: 'staging' }), SITEHEALTH_ENVIRONMENT: 'production' }), ['production', 'SITEHEALTH_ENVIRONMENT']);
+  });
+});
+
 describe('detectCi: overrides and fallbacks', () => {
   it('SITEHEALTH_* variables override detection', async () => {
     const env = {
@@ -223,7 +249,7 @@ describe('detectCi: overrides and fallbacks', () => {
       SITEHEALTH_ENVIRONMENT: 'staging',
     };
     assert.deepEqual(await detectCi({ env, cwd: repo.dir }), {
-      ...GITHUB, isPr: false, commit: OTHER_SHA, ref: 'release', base: 'v1.0.0', baseSource: 'SITEHEALTH_BASE', environment: 'staging', warnings: [],
+      ...GITHUB, isPr: false, commit: OTHER_SHA, ref: 'release', base: 'v1.0.0', baseSource: 'SITEHEALTH_BASE', environment: 'staging', environmentSource: 'SITEHEALTH_ENVIRONMENT', warnings: [],
     } satisfies CiInfo);
   });
 
@@ -231,7 +257,7 @@ describe('detectCi: overrides and fallbacks', () => {
     const env = { ...gitlab({ CI_COMMIT_REF_NAME: 'main', CI_COMMIT_BEFORE_SHA: first }), SITEHEALTH_COMMIT: OTHER_SHA, SITEHEALTH_BASE: 'v1.0.0', SITEHEALTH_ENVIRONMENT: 'staging' };
     const ci = await detectCi({ env, cwd: repo.dir, commit: first, ref: 'hotfix', base: second, environment: 'production' });
     assert.deepEqual(ci, {
-      ...GITLAB, isPr: false, commit: first, ref: 'hotfix', base: second, baseSource: 'option', environment: 'production', warnings: [],
+      ...GITLAB, isPr: false, commit: first, ref: 'hotfix', base: second, baseSource: 'option', environment: 'production', environmentSource: 'option', warnings: [],
     } satisfies CiInfo);
   });
 

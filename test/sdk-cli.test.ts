@@ -116,6 +116,7 @@ function deployFrom(body: DeployCreate) {
   return {
     id: DEPLOY_ID, workspaceId: WS, commitSha: body.commitSha, environment: body.environment ?? 'production', ref: body.ref ?? null,
     message: body.message ?? null, source: body.changes?.length ? 'cli' : 'webhook', deployedAt: now, changes: body.changes ?? [], createdAt: now, updatedAt: now,
+    ciProvider: body.ciProvider ?? null, ciRunUrl: body.ciRunUrl ?? null,
   };
 }
 
@@ -151,7 +152,8 @@ async function fakeApi(opts: { record?: Answer; probe?: Answer; check?: (n: numb
     if (s.method === 'GET' && u.pathname === `/v1/deploys/${DEPLOY_ID}`) {
       const check = opts.check ? opts.check(reads++) : siteCheck('finished');
       const findings = (check as { state?: string } | null)?.state === 'finished' ? (opts.findings ?? []) : [];
-      return { status: 200, body: { ...deployFrom({ commitSha: 'abc1234' }), siteCheck: check, baseline: null, findings, siteCrawl: null, crawlFindings: [], impact: null } };
+      // A baseline, as a workspace's second check has: the findings are what got worse since it.
+      return { status: 200, body: { ...deployFrom({ commitSha: 'abc1234' }), siteCheck: check, baseline: siteCheck('finished'), findings, issues: [], siteCrawl: null, crawlFindings: [], impact: null } };
     }
     return { status: 404, body: problem(404, 'not_found') };
   });
@@ -263,23 +265,23 @@ describe('sitehealth deploy: what it reads and what it sends', () => {
   it('detects GitHub Actions, GitLab CI and CircleCI: commit, ref and base from each; flags and SITEHEALTH_* win', async () => {
     const { r, base, head } = astroSite();
     const expected = { ...(await expectedBody(r, base, head)), ref: 'main' };
-    const cases: Array<[string, Record<string, string>, RegExp]> = [
-      ['GitHub Actions', githubEnv(head, base, { GITHUB_WORKSPACE: r.dir }), /GitHub Actions: commit .*, on main, compared with [0-9a-f]{12} \(github-push\)/],
+    const cases: Array<[string, Record<string, string>, RegExp, Partial<DeployCreate>]> = [
+      ['GitHub Actions', githubEnv(head, base, { GITHUB_WORKSPACE: r.dir }), /GitHub Actions: commit .*, on main, compared with [0-9a-f]{12} \(github-push\)/, { ciProvider: 'github', ciRunUrl: 'https://github.com/acme/site/actions/runs/42' }],
       ['GitLab CI', {
         CI: 'true', GITLAB_CI: 'true', CI_COMMIT_SHA: head, CI_COMMIT_BEFORE_SHA: base, CI_COMMIT_REF_NAME: 'main', CI_PIPELINE_ID: '7', CI_JOB_ID: '8',
         CI_PROJECT_URL: 'https://gitlab.com/acme/site', CI_PROJECT_PATH: 'acme/site', CI_PROJECT_DIR: r.dir,
-      }, /GitLab CI\/CD: commit .*, on main, compared with [0-9a-f]{12} \(gitlab-push\)/],
+      }, /GitLab CI\/CD: commit .*, on main, compared with [0-9a-f]{12} \(gitlab-push\)/, { ciProvider: 'gitlab', ciRunUrl: 'https://gitlab.com/acme/site/pipelines/7' }],
       ['CircleCI', {
         CI: 'true', CIRCLECI: 'true', CIRCLE_SHA1: head, CIRCLE_BRANCH: 'main', CIRCLE_BASE_REVISION: base, CIRCLE_BUILD_NUM: '5',
         CIRCLE_PROJECT_USERNAME: 'acme', CIRCLE_PROJECT_REPONAME: 'site', CIRCLE_WORKING_DIRECTORY: r.dir,
-      }, /CircleCI: commit .*, on main, compared with [0-9a-f]{12} \(circleci\)/],
+      }, /CircleCI: commit .*, on main, compared with [0-9a-f]{12} \(circleci\)/, { ciProvider: 'circleci' }],
     ];
     // A later commit on the branch, so "HEAD" and the CI's commit differ: the CI's commit wins.
     r.commit('later', { 'README.md': lines('# Site', '', 'More.') });
-    for (const [name, env, line] of cases) {
+    for (const [name, env, line, ci] of cases) {
       const res = await sitehealth(['deploy', '--dry-run'], { cwd: r.dir, env });
       assert.equal(res.code, 0, `${name}: ${show(res)}`);
-      assert.deepEqual(JSON.parse(res.stdout), expected, name);
+      assert.deepEqual(JSON.parse(res.stdout), { ...expected, ...ci }, name);
       assert.match(res.stderr, line, name);
     }
     // Overrides: a flag beats SITEHEALTH_*, which beats detection.
@@ -330,7 +332,7 @@ describe('sitehealth deploy: what it reads and what it sends', () => {
       assert.match(res.stderr, new RegExp(`warning: base commit ${base} is not in this clone \\(a shallow checkout\\?\\)`));
       assert.match(res.stderr, /No changes sent/);
       assert.match(res.stdout, new RegExp(`Recorded deploy ${DEPLOY_ID}`));
-      assert.deepEqual(api.posts(), [{ commitSha: head, ref: 'main' }], 'recorded, with no changes field (unknown, not "none")');
+      assert.deepEqual(api.posts(), [{ commitSha: head, ref: 'main', ciProvider: 'github', ciRunUrl: 'https://github.com/acme/site/actions/runs/42' }], 'recorded, with no changes field (unknown, not "none")');
       assert.equal(api.seen[0].headers['x-api-key'], KEY);
     } finally {
       await api.close();
@@ -466,7 +468,7 @@ describe('sitehealth deploy: exit codes and what it prints', () => {
       assert.match(out, /\[FAIL\] CRITICAL noindex_added: https:\/\/acme\.example\/\n\s+index, follow -> noindex\n\s+likely causes:\n\s+1\. src\/layouts\/Layout\.astro \(template, score 0\.97\): added `meta_robots` signal in a template every page uses\n\s+2\. public\/robots\.txt/);
       assert.match(out, /\[FAIL\] HIGH title_missing: https:\/\/acme\.example\/blog\n\s+Blog -> \(none\)/);
       assert.match(out, /\[info\] LOW page_weight_increased: https:\/\/acme\.example\/\n\s+120 KB -> 900 KB\n\s+no likely cause/);
-      assert.match(res.stderr, /failing: 2 findings at or above high/);
+      assert.match(res.stderr, /failing: 2 new findings at or above high/);
 
       const critical = await sitehealth(['deploy', '--wait', '--fail-on', 'critical', '--json', '--poll-interval', '50ms', '--url', api.url], { cwd: r.dir, env: { SITEHEALTH_API_KEY: KEY } });
       assert.equal(critical.code, 5);
@@ -585,7 +587,7 @@ for (const engine of engines()) describe(`sitehealth deploy --wait --fail-on aga
     const first = await sitehealth(['deploy', '--commit', c1, '--base', c0, ...args], { cwd: r.dir, env });
     assert.equal(first.code, 0, show(first));
     assert.match(first.stderr, /site check (queued|running)[\s\S]*site check finished/);
-    assert.match(first.stdout, /No findings/);
+    assert.match(first.stdout, /First check of this website \(nothing to compare with\)/);
 
     // The regression: noindex on /blog, from a commit that adds it.
     const c2 = r.commit('hide the blog', { 'src/pages/blog.astro': astro('blog', ['  <meta name="robots" content="noindex" slot="head" />']) });
@@ -607,6 +609,90 @@ for (const engine of engines()) describe(`sitehealth deploy --wait --fail-on aga
     assert.deepEqual(list.body.data.map((d: { commitSha: string }) => d.commitSha), [c3, c2, c1]);
     const recorded = list.body.data[1];
     assert.deepEqual(recorded.changes, [{ path: 'src/pages/blog.astro', category: 'page', signals: [{ kind: 'meta_robots', change: 'removed', line: 5 }, { kind: 'meta_robots', change: 'added', line: 5 }] }]);
+  });
+
+  it('a pipeline: a GitHub push is production and gated; a pull request is a preview (not waited for, or skipped); a GitLab staging job is staging; a website that does not answer exits 6, baseline or not', async (t) => {
+    const r = repo();
+    const c0 = r.commit('site', { 'index.html': lines('<title>One</title>') });
+    const c1 = r.commit('two', { 'index.html': lines('<title>Two</title>') });
+    // A website of its own, clean: the other tests of this suite change theirs.
+    const clean = await startFixtureSite();
+    t.after(() => clean.close());
+    clean.set('/', htmlPage({ title: 'Home', description: 'Home page', canonical: clean.url('/'), h1: ['Welcome'], links: [], words: 200 }));
+    const owner = await api.owner();
+    const workspace = async (website: string) => (await api.call('POST', '/v1/workspaces', { key: owner.apiKey, body: { name: `Pipeline ${crypto.randomUUID()}`, website } })).body.data.id as string;
+    const live = await workspace(clean.url('/'));
+    const pipelineKey = (await api.key(owner.userId, { scopes: ['deploys', 'search'] })).apiKey;
+    const apiEnv = (ws: string) => ({ SITEHEALTH_API_KEY: pipelineKey, SITEHEALTH_URL: api.url, SITEHEALTH_WORKSPACE_ID: ws });
+    const args = ['deploy', '--wait', '--fail-on', 'high', '--timeout', '90s', '--poll-interval', '200ms'];
+    const deployOf = async (ws: string, sha: string) => {
+      const list = await api.call('GET', '/v1/deploys', { key: pipelineKey, query: { workspace_id: ws } });
+      const found = list.body.data.find((d: { commitSha: string }) => d.commitSha === sha);
+      return found ? (await api.call('GET', `/v1/deploys/${found.id}`, { key: pipelineKey })).body : undefined;
+    };
+
+    // A GitHub push: production, checked, the run kept with the deploy.
+    const push = await sitehealth(args, { cwd: r.dir, env: { ...githubEnv(c1, c0, { GITHUB_WORKSPACE: r.dir }), ...apiEnv(live) } });
+    noKey(push, pipelineKey);
+    assert.equal(push.code, 0, show(push));
+    const pushed = await deployOf(live, c1);
+    assert.equal(pushed.environment, 'production');
+    assert.equal(pushed.siteCheck.state, 'finished');
+    assert.equal(pushed.ciProvider, 'github');
+    assert.equal(pushed.ciRunUrl, 'https://github.com/acme/site/actions/runs/42');
+
+    // A GitHub pull request: a preview, recorded with no check and nothing waited for.
+    const c2 = r.commit('feature', { 'index.html': lines('<title>Three</title>') });
+    const eventDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sitehealth-cli-pr-'));
+    tmpDirs.push(eventDir);
+    fs.writeFileSync(path.join(eventDir, 'event.json'), JSON.stringify({ number: 5, pull_request: { number: 5, base: { sha: c1, ref: 'main' }, head: { sha: c2, ref: 'feature' } } }));
+    const prEnv = {
+      ...githubEnv(c2, c1, { GITHUB_WORKSPACE: r.dir }),
+      GITHUB_EVENT_NAME: 'pull_request', GITHUB_REF: 'refs/pull/5/merge', GITHUB_HEAD_REF: 'feature', GITHUB_BASE_REF: 'main', GITHUB_EVENT_PATH: path.join(eventDir, 'event.json'),
+      ...apiEnv(live),
+    };
+    const pr = await sitehealth(args, { cwd: r.dir, env: prEnv });
+    assert.equal(pr.code, 0, show(pr));
+    assert.match(pr.stderr, /environment preview \(from the CI context: pull-request\) gets no site check/);
+    const previewed = await deployOf(live, c2);
+    assert.ok(previewed, show(pr));
+    assert.equal(previewed.environment, 'preview');
+    assert.equal(previewed.siteCheck, null, 'a preview queues no production check');
+    // --skip-previews: nothing is recorded at all.
+    const c3 = r.commit('feature 2', { 'index.html': lines('<title>Four</title>') });
+    const skipped = await sitehealth([...args, '--skip-previews'], { cwd: r.dir, env: { ...prEnv, GITHUB_SHA: c3 } });
+    assert.equal(skipped.code, 0, show(skipped));
+    assert.match(skipped.stdout, /Skipped: a pull or merge request build/);
+    assert.equal(await deployOf(live, c3), undefined, 'a skipped preview is not recorded');
+
+    // A GitLab job deploying to staging: staging, with the job's page.
+    const gitlab = await sitehealth(args, {
+      cwd: r.dir,
+      env: {
+        CI: 'true', GITLAB_CI: 'true', CI_COMMIT_SHA: c3, CI_COMMIT_BEFORE_SHA: c2, CI_COMMIT_REF_NAME: 'main', CI_PIPELINE_ID: '7', CI_JOB_ID: '9',
+        CI_PROJECT_URL: 'https://gitlab.com/acme/site', CI_PROJECT_PATH: 'acme/site', CI_PROJECT_DIR: r.dir, CI_ENVIRONMENT_NAME: 'staging',
+        CI_JOB_URL: 'https://gitlab.com/acme/site/-/jobs/9', ...apiEnv(live),
+      },
+    });
+    assert.equal(gitlab.code, 0, show(gitlab));
+    const staged = await deployOf(live, c3);
+    assert.equal(staged.environment, 'staging');
+    assert.equal(staged.siteCheck, null);
+    assert.deepEqual([staged.ciProvider, staged.ciRunUrl], ['gitlab', 'https://gitlab.com/acme/site/-/jobs/9']);
+
+    // A website that does not answer: exit 6 with the reason, on the first check (no baseline)
+    // and again when the baseline was down too (nothing "got worse", and the site is still down).
+    const gone = await startFixtureSite();
+    const goneUrl = gone.url('/');
+    await gone.close();
+    const down = await workspace(goneUrl);
+    for (const [sha, before] of [[c1, c0], [c2, c1]]) {
+      const res = await sitehealth(args, { cwd: r.dir, env: { ...githubEnv(sha, before, { GITHUB_WORKSPACE: r.dir }), ...apiEnv(down) } });
+      assert.equal(res.code, EXIT_CODES.checkFailed, show(res));
+      assert.match(res.stderr, new RegExp(`the website did not answer: ${goneUrl.replace(/[.]/g, '\\.')} could not be fetched`));
+      assert.doesNotMatch(res.stdout, /No findings/);
+    }
+    assert.notEqual((await deployOf(down, c2)).baseline, null, 'the second check had a baseline');
   });
 
   it('a key without the search scope is told so before anything is recorded', async () => {

@@ -19,6 +19,8 @@ export function deployToApi(row: Deploy): Schemas['Deploy'] {
     changes: row.changes,
     createdAt: toIso(row.created_at)!,
     updatedAt: toIso(row.updated_at)!,
+    ciProvider: row.ci_provider ?? null,
+    ciRunUrl: row.ci_run_url ?? null,
   };
 }
 

@@ -35,6 +35,7 @@ export async function deployDetail(db: DbOrTrx, deploy: Deploy): Promise<Schemas
     siteCheck: check ? siteCheckToApi(check) : null,
     baseline: baseline ? siteCheckToApi(baseline) : null,
     findings: stored.map((f) => ({ ...f, clicks: clicks?.get(f.url) ?? 0 })),
+    issues: check?.state === 'finished' ? (check.findings?.issues ?? []) : [],
     siteCrawl: crawl ? siteCrawlToApi(crawl) : null,
     crawlFindings,
     impact,

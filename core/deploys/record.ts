@@ -32,7 +32,7 @@ function parseDeployedAt(value: string): number {
   return ms;
 }
 
-const DEPLOY_COLUMNS = ['id', 'workspace_id', 'commit_sha', 'environment', 'ref', 'message', 'source', 'deployed_at', 'changes', 'created_at', 'updated_at'];
+const DEPLOY_COLUMNS = ['id', 'workspace_id', 'commit_sha', 'environment', 'ref', 'message', 'source', 'deployed_at', 'changes', 'created_at', 'updated_at', 'ci_provider', 'ci_run_url'];
 
 const checkQueue = queuedCheckSteps(['deploy']);
 const crawlQueue = queuedCrawlSteps(['deploy']);
@@ -93,6 +93,8 @@ function draftOf(workspaceId: string, input: DeployInput, delays: ScheduleDelays
     changes: changes ?? [],
     created_at: now,
     updated_at: now,
+    ci_provider: input.ciProvider ?? null,
+    ci_run_url: input.ciRunUrl === undefined ? null : redactSecrets(input.ciRunUrl),
   };
   const runs = environment === PRODUCTION ? { checkId: newId(), crawlId: newId() } : null;
   const deploy = Deploy.fromJson(fresh, { skipValidation: true });
@@ -198,6 +200,8 @@ async function updateExisting(trx: DbOrTrx, draft: Draft): Promise<RecordResult>
   const patch: Partial<Deploy> = { updated_at: Math.max(now, Number(existing.created_at)) };
   if (input.ref !== undefined) patch.ref = fresh.ref;
   if (input.message !== undefined) patch.message = fresh.message;
+  if (input.ciProvider !== undefined) patch.ci_provider = fresh.ci_provider;
+  if (input.ciRunUrl !== undefined) patch.ci_run_url = fresh.ci_run_url;
   if (changes !== undefined) {
     patch.changes = changes;
     patch.source = fresh.source;

@@ -9,7 +9,7 @@ import { resolveCommit } from './ci/diff.js';
 import { detectCi, type CiInfo } from './ci/provider.js';
 import { NotFoundError, SiteHealthError, ApiError, ConnectionError, RateLimitError } from './errors.js';
 import { MAX_CHANGES, MAX_MESSAGE_LENGTH } from './limits.js';
-import type { ChangeInput, Deploy, DeployCreate, DeployDetail, DeployFinding, RunState, Severity, SiteCheck } from './types.js';
+import type { ChangeInput, Deploy, DeployCreate, DeployDetail, DeployFinding, PageRecord, RunState, Severity, SiteCheck, SiteCheckIssue } from './types.js';
 
 export { MAX_CHANGES, MAX_MESSAGE_LENGTH, categorize };
 
@@ -197,8 +197,13 @@ export interface RecordDeployOptions {
   dryRun?: boolean;
   /** Wait for the deploy's site check (needs the `search` scope; checked before recording). */
   wait?: boolean;
-  /** With `wait`: the outcome is `gate_failed` when findings at or above this severity appear. */
+  /**
+   * With `wait`: the outcome is `gate_failed` when findings at or above this severity appear,
+   * or, when the check has no baseline to compare with, issues of the check at or above it.
+   */
   failOn?: Severity;
+  /** A pull or merge request build (environment `preview` from the CI context) is not recorded at all: outcome `skipped`. */
+  skipPreviews?: boolean;
   /** With `wait`: default 15 minutes. */
   timeoutMs?: number;
   /** With `wait`: default 5 seconds. */
@@ -214,8 +219,12 @@ export type DeployOutcome =
   | 'recorded'
   /** The check finished and no finding reached `failOn` (or there was no `failOn`). */
   | 'passed'
-  /** The check finished with findings at or above `failOn`. */
+  /** The check finished with findings (or, without a baseline, issues) at or above `failOn`. */
   | 'gate_failed'
+  /** The check finished but no page of the website answered (a network error or a 5xx on every page). */
+  | 'site_unreachable'
+  /** `skipPreviews`: a pull or merge request build; nothing was sent. */
+  | 'skipped'
   /** The check itself failed (`siteCheck.error` says why). */
   | 'check_failed'
   /** No final check state within `timeoutMs`. */
@@ -241,6 +250,10 @@ export interface RecordDeployResult {
   findings: DeployFinding[];
   /** With `wait` and `failOn`: the findings at or above it. */
   failing: DeployFinding[];
+  /** With `wait` and `failOn`, when the check had no baseline: its issues at or above `failOn`. */
+  failingIssues: SiteCheckIssue[];
+  /** With `wait`: one line a person can act on, for the outcomes that are not `passed`. */
+  reason?: string;
   /** With `wait`: how long it took. */
   waitedMs: number;
   /** `wait_failed`: why. */
@@ -361,14 +374,22 @@ export async function recordDeploy(options: RecordDeployOptions = {}): Promise<R
       deployedAt: options.deployedAt,
       workspaceId: options.workspaceId ?? envValue(env, 'SITEHEALTH_WORKSPACE_ID'),
       changes,
+      ciProvider: ci.provider,
+      ciRunUrl: ci.runUrl,
     });
   } catch (err) {
     throw new DeployConfigError((err as Error).message, { cause: err });
   }
 
   const result: RecordDeployResult = {
-    outcome: 'dry_run', body, ci, warnings, totalFiles, baseMissing, deploy: null, detail: null, findings: [], failing: [], waitedMs: 0,
+    outcome: 'dry_run', body, ci, warnings, totalFiles, baseMissing, deploy: null, detail: null, findings: [], failing: [], failingIssues: [], waitedMs: 0,
   };
+  const preview = ci.environmentSource === 'pull-request';
+  if (preview && options.skipPreviews && !options.dryRun) {
+    result.outcome = 'skipped';
+    result.reason = 'a pull or merge request build (environment preview): not recorded (skipPreviews)';
+    return result;
+  }
   options.onProgress?.({ type: 'prepared', body, ci, totalFiles, baseMissing });
   if (options.dryRun) return result;
 
@@ -382,19 +403,25 @@ export async function recordDeploy(options: RecordDeployOptions = {}): Promise<R
       throw new DeployConfigError((err as Error).message, { cause: err });
     }
   }
-  if (options.wait) {
-    const environment = body.environment ?? 'production';
-    if (environment !== 'production') {
+  let wait = options.wait;
+  const environment = body.environment ?? 'production';
+  if (wait && environment !== 'production') {
+    // Named by the CI context (a pull request, a staging job): the same pipeline line serves every
+    // branch, so the deploy is recorded and there is simply no check to wait for.
+    const named = ci.environmentSource === 'option' || ci.environmentSource === 'SITEHEALTH_ENVIRONMENT';
+    if (named) {
       throw new DeployConfigError(`only production deploys get a site check, so there is nothing to wait for in environment "${environment}"; nothing was recorded`);
     }
-    await checkSearchScope(client, body.workspaceId);
+    wait = false;
+    warn(`environment ${environment} (from the CI context: ${ci.environmentSource}) gets no site check: recording without waiting`);
   }
+  if (wait) await checkSearchScope(client, body.workspaceId);
 
   const deploy = await client.deploys.create(body);
   result.deploy = deploy;
   result.outcome = 'recorded';
   options.onProgress?.({ type: 'recorded', deploy });
-  if (!options.wait) return result;
+  if (!wait) return result;
 
   const waited = await waitForSiteCheck(client, deploy.id, {
     timeoutMs: options.timeoutMs,
@@ -408,11 +435,41 @@ export async function recordDeploy(options: RecordDeployOptions = {}): Promise<R
   else if (waited.state === 'error') {
     result.outcome = 'wait_failed';
     result.error = waited.error;
-  } else if (waited.state === 'failed') result.outcome = 'check_failed';
-  else {
-    result.findings = sortBySeverity(waited.detail?.findings ?? []);
-    result.failing = options.failOn ? findingsAtOrAbove(result.findings, options.failOn) : [];
-    result.outcome = result.failing.length > 0 ? 'gate_failed' : 'passed';
+  } else if (waited.state === 'failed') {
+    result.outcome = 'check_failed';
+    result.reason = `the site check failed: ${waited.detail?.siteCheck?.error ?? 'no reason given'}`;
+  } else {
+    judge(result, waited.detail, options.failOn);
   }
   return result;
 }
+
+/** A page that did not answer: a network error, or a server error. */
+const unanswered = (p: PageRecord) => p.status === null || p.status >= 500;
+
+/**
+ * Judges a finished check: the absolute state first (a website none of whose pages answered is
+ * down, whatever the baseline says: it may have been down then too), then what got worse, and,
+ * with no baseline to compare with, what is wrong in the check on its own.
+ */
+export function judge(result: RecordDeployResult, detail: DeployDetail | null, failOn: Severity | undefined): void {
+  result.findings = sortBySeverity(detail?.findings ?? []);
+  const pages = detail?.siteCheck?.pages ?? [];
+  if (pages.length > 0 && pages.every(unanswered)) {
+    const home = pages[0];
+    result.outcome = 'site_unreachable';
+    result.reason = `the website did not answer: ${home.url} ${home.status === null ? 'could not be fetched (network error, timeout or refused connection)' : `answered ${home.status}`}${pages.length > 1 ? `, and so did the other ${pages.length - 1} page${pages.length > 2 ? 's' : ''} checked` : ''}`;
+    return;
+  }
+  result.failing = failOn ? findingsAtOrAbove(result.findings, failOn) : [];
+  result.failingIssues = failOn && !detail?.baseline ? findingsAtOrAbove(detail?.issues ?? [], failOn) : [];
+  const failing = result.failing.length + result.failingIssues.length;
+  result.outcome = failing > 0 ? 'gate_failed' : 'passed';
+  if (failing > 0) {
+    const parts = [];
+    if (result.failing.length) parts.push(`${result.failing.length} new finding${result.failing.length > 1 ? 's' : ''}`);
+    if (result.failingIssues.length) parts.push(`${result.failingIssues.length} issue${result.failingIssues.length > 1 ? 's' : ''} in the first check (no baseline to compare with)`);
+    result.reason = `${parts.join(' and ')} at or above ${failOn}`;
+  }
+}
+

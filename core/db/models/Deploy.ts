@@ -19,4 +19,6 @@ export class Deploy extends Model {
   declare changes: StoredChange[];
   declare created_at: number;
   declare updated_at: number;
+  declare ci_provider: string | null;
+  declare ci_run_url: string | null;
 }

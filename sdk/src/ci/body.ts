@@ -33,7 +33,14 @@ export interface DeployBodyInput {
   workspaceId?: string | null;
   /** E.g. `changesFromGit(...).changes`. */
   changes?: readonly ChangeInput[] | null;
+  /** The CI service (`detectCi().provider`); dropped unless lower case letters, digits, `-`, `_` (up to 32). */
+  ciProvider?: string | null;
+  /** The CI run's page (`detectCi().runUrl`); dropped unless an http(s) URL of up to 2,000 characters. */
+  ciRunUrl?: string | null;
 }
+
+const CI_PROVIDER = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const RUN_URL = /^https?:\/\/\S+$/i;
 
 function isCategory(v: unknown): v is ChangeCategory {
   return typeof v === 'string' && Object.hasOwn(CATEGORIES, v);
@@ -87,6 +94,11 @@ export function buildDeployBody(input: DeployBodyInput): DeployCreate {
   else if (typeof input.deployedAt === 'string' && input.deployedAt.trim()) body.deployedAt = input.deployedAt.trim();
   const workspaceId = input.workspaceId?.trim();
   if (workspaceId) body.workspaceId = workspaceId;
+  // What CI context comes with the deploy is a courtesy: a value the server would refuse is left out.
+  const ciProvider = input.ciProvider?.trim().toLowerCase();
+  if (ciProvider && CI_PROVIDER.test(ciProvider)) body.ciProvider = ciProvider;
+  const ciRunUrl = input.ciRunUrl?.trim();
+  if (ciRunUrl && ciRunUrl.length <= 2000 && RUN_URL.test(ciRunUrl)) body.ciRunUrl = ciRunUrl;
   if (input.changes) {
     const changes: Array<{ path: string; category: ChangeCategory; signals: Signal[] }> = [];
     const paths = new Set<string>();

@@ -31,7 +31,12 @@ export interface CiInfo {
   /** The commit (or revision) to diff against; undefined when there is none. */
   base?: string;
   baseSource: BaseSource;
+  /** The deploy's environment; undefined leaves it to the server (`production`). */
   environment?: string;
+  /** Where `environment` came from, for the CI log. */
+  environmentSource?: EnvironmentSource;
+  /** The CI run's page, when the service says. */
+  runUrl?: string;
   /** What could not be read (an unreadable event payload, ...). */
   warnings: string[];
 }
@@ -51,6 +56,52 @@ export interface DetectCiOptions {
   environment?: string;
   /** When nothing names a base, use the commit's parent if the clone has it (default true). */
   fallbackToParent?: boolean;
+}
+
+/** Where `CiInfo.environment` came from. */
+export type EnvironmentSource =
+  | 'option'
+  | 'SITEHEALTH_ENVIRONMENT'
+  | 'pull-request'
+  | 'CI_ENVIRONMENT_NAME'
+  | 'github-deployment'
+  | 'VERCEL_ENV'
+  | 'CONTEXT';
+
+/** The environment every pull or merge request build is recorded in, unless one is named. */
+export const PREVIEW = 'preview';
+
+/**
+ * The environment the CI context names. A pull or merge request is always a preview: its build
+ * is not what production serves, and recording it as production would queue production checks
+ * and move their baseline.
+ */
+function providerEnvironment(
+  service: string | undefined,
+  isPr: boolean,
+  env: Record<string, string | undefined>,
+  event: Record<string, unknown> | undefined,
+): { environment: string; source: EnvironmentSource } | undefined {
+  if (isPr) return { environment: PREVIEW, source: 'pull-request' };
+  const gitlab = str(env.CI_ENVIRONMENT_NAME);
+  if (service === 'gitlab' && gitlab) return { environment: gitlab, source: 'CI_ENVIRONMENT_NAME' };
+  const deployment = event?.deployment as { environment?: unknown } | undefined;
+  const github = str(deployment?.environment);
+  if (service === 'github' && github) return { environment: github, source: 'github-deployment' };
+  // Vercel: production | preview | development.
+  const vercel = str(env.VERCEL_ENV);
+  if (vercel) return { environment: vercel, source: 'VERCEL_ENV' };
+  // Netlify: production | deploy-preview | branch-deploy | dev.
+  const netlify = env.NETLIFY ? str(env.CONTEXT) : undefined;
+  if (netlify) return { environment: netlify === 'production' ? 'production' : netlify === 'dev' ? 'development' : PREVIEW, source: 'CONTEXT' };
+  return undefined;
+}
+
+/** The page of the CI run, where the service has one: GitLab's job, else the service's run or pipeline (env-ci's `buildUrl`). */
+function runUrlOf(service: string | undefined, env: Record<string, string | undefined>, buildUrl: string | undefined): string | undefined {
+  const url = (service === 'gitlab' ? str(env.CI_JOB_URL) : undefined) ?? str(buildUrl);
+  // env-ci assembles some from variables that may be missing ("undefined/..."): only a URL is kept.
+  return url && /^https?:\/\/\S+$/i.test(url) ? url : undefined;
 }
 
 /** `0000000…`: what CI services send as "before" for a new branch, meaning no previous commit. */
@@ -128,6 +179,12 @@ function providerBase(
  *
  * A zero SHA (a new branch's "before") means no base. Without a base, the commit's parent
  * (`HEAD~1`) is used when the clone has it (`baseSource: 'parent'`).
+ *
+ * The environment: the option, then `SITEHEALTH_ENVIRONMENT`, then the CI context: a pull or
+ * merge request is `preview`; GitLab's `CI_ENVIRONMENT_NAME`, a GitHub `deployment` event's
+ * environment, Vercel's `VERCEL_ENV` and Netlify's `CONTEXT` (`deploy-preview` and
+ * `branch-deploy` are `preview`, `dev` is `development`) are used as they are. Otherwise none is
+ * sent and the server records `production`.
  */
 export async function detectCi(options: DetectCiOptions = {}): Promise<CiInfo> {
   const env = options.env ?? process.env;
@@ -156,7 +213,14 @@ export async function detectCi(options: DetectCiOptions = {}): Promise<CiInfo> {
     isPr ? firstValue(ci.prBranch) : firstValue(ci.tag, ci.branch);
   const commit = firstValue(options.commit, env.SITEHEALTH_COMMIT, ci.commit);
   const ref = firstValue(options.ref, env.SITEHEALTH_REF, detectedRef, ci.isPr ? ci.prBranch : ci.branch);
-  const environment = firstValue(options.environment, env.SITEHEALTH_ENVIRONMENT);
+  let environment: string | undefined;
+  let environmentSource: EnvironmentSource | undefined;
+  if (firstValue(options.environment)) [environment, environmentSource] = [firstValue(options.environment), 'option'];
+  else if (firstValue(env.SITEHEALTH_ENVIRONMENT)) [environment, environmentSource] = [firstValue(env.SITEHEALTH_ENVIRONMENT), 'SITEHEALTH_ENVIRONMENT'];
+  else if (ci.isCi) {
+    const found = providerEnvironment(service, isPr, env, service === 'github' ? readEvent(env.GITHUB_EVENT_PATH, []) : undefined);
+    if (found) [environment, environmentSource] = [found.environment, found.source];
+  }
 
   let base: string | undefined;
   let baseSource: BaseSource;
@@ -191,7 +255,12 @@ export async function detectCi(options: DetectCiOptions = {}): Promise<CiInfo> {
   if (commit) info.commit = commit;
   if (ref) info.ref = ref;
   if (base) info.base = base;
-  if (environment) info.environment = environment;
+  if (environment) {
+    info.environment = environment;
+    info.environmentSource = environmentSource;
+  }
+  const runUrl = ci.isCi ? runUrlOf(service, env, ci.buildUrl) : undefined;
+  if (runUrl) info.runUrl = runUrl;
   return info;
 }
 

@@ -1,5 +1,5 @@
 // How the CLI prints findings: kind, severity, page, before -> after, and the likely causes.
-import type { DeployFinding, Severity } from '../types.js';
+import type { DeployFinding, Severity, SiteCheckIssue } from '../types.js';
 
 /** A finding's `before` / `after` as a person reads it. */
 export function formatValue(v: unknown): string {
@@ -29,8 +29,33 @@ export function formatFinding(f: DeployFinding, opts: { failing: boolean }): str
   return lines;
 }
 
-/** The findings report: failing ones first, then the rest, each most severe first. */
-export function formatFindings(findings: readonly DeployFinding[], failing: readonly DeployFinding[], failOn: Severity | undefined): string[] {
+/** Lines describing one issue of a check on its own. */
+export function formatIssue(i: SiteCheckIssue, opts: { failing: boolean }): string[] {
+  return [`  [${opts.failing ? 'FAIL' : 'info'}] ${i.severity.toUpperCase()} ${i.kind}: ${i.url}`, `         ${formatValue(i.value)}`];
+}
+
+export interface CheckContext {
+  /** The check had a baseline to compare with. */
+  baseline: boolean;
+  /** What is wrong in the check on its own. */
+  issues: readonly SiteCheckIssue[];
+  /** Of those, what fails the gate (only without a baseline). */
+  failingIssues: readonly SiteCheckIssue[];
+}
+
+/**
+ * The findings report: failing ones first, then the rest, each most severe first. A first check
+ * has nothing to compare with: its own issues are the report, so a site that is broken from the
+ * start never reads as "nothing got worse".
+ */
+export function formatFindings(findings: readonly DeployFinding[], failing: readonly DeployFinding[], failOn: Severity | undefined, check: CheckContext): string[] {
+  if (!check.baseline) {
+    if (check.issues.length === 0) return ['First check of this website (nothing to compare with): no issues found.'];
+    const failingSet = new Set(check.failingIssues);
+    const lines = [`First check of this website (nothing to compare with): ${check.issues.length} issue${check.issues.length > 1 ? 's' : ''}${failOn ? `, ${check.failingIssues.length} at or above ${failOn}` : ''}:`];
+    for (const i of [...check.failingIssues, ...check.issues.filter((i) => !failingSet.has(i))]) lines.push(...formatIssue(i, { failing: failingSet.has(i) }));
+    return lines;
+  }
   if (findings.length === 0) return ['No findings: nothing got worse since the previous check.'];
   const failingSet = new Set(failing);
   const lines: string[] = [];

@@ -37,9 +37,9 @@ export const EXIT_CODES = {
   recordFailed: 3,
   /** --wait: the site check did not finish within --timeout. The deploy is recorded. */
   timeout: 4,
-  /** --fail-on: findings at or above that severity appeared. */
+  /** --fail-on: findings at or above that severity appeared, or, for a first check with nothing to compare with, issues at or above it. */
   gateFailed: 5,
-  /** --wait: the site check itself failed, or the deploy could not be read back. */
+  /** --wait: the website did not answer (no page of the check did), the site check itself failed, or the deploy could not be read back. */
   checkFailed: 6,
 } as const;
 
@@ -79,6 +79,7 @@ interface DeployFlags {
   dryRun?: boolean;
   wait?: boolean;
   failOn?: Severity;
+  skipPreviews?: boolean;
   timeout?: number;
   pollInterval?: number;
   json?: boolean;
@@ -88,6 +89,12 @@ const DEPLOY_HELP = `
 Where it runs: the CI service (GitHub Actions, GitLab CI, CircleCI, and the others env-ci
 knows) names the commit, the branch or tag and the base commit; flags win over SITEHEALTH_COMMIT,
 SITEHEALTH_REF, SITEHEALTH_BASE and SITEHEALTH_ENVIRONMENT, which win over detection.
+
+The environment: --environment, then SITEHEALTH_ENVIRONMENT, then the CI context: a pull or
+merge request is "preview" (--skip-previews records nothing for one); GitLab's
+CI_ENVIRONMENT_NAME, a GitHub deployment event's environment, VERCEL_ENV and Netlify's CONTEXT
+are used as they are; otherwise production. Only production deploys are checked: with --wait, a
+deploy the CI context puts elsewhere is recorded and nothing is waited for.
 
 What is sent: the commit, ref, environment, and for each file changed between the base and the
 commit (git diff) its path, category and SEO signals (kind, added or removed, line number).
@@ -101,12 +108,14 @@ Environment:
   SITEHEALTH_WORKSPACE_ID  the workspace (not needed with a key bound to one)
 
 Exit codes:
-  0  recorded (with --wait: the check finished; no finding reached --fail-on); a dry run
+  0  recorded (with --wait: the check finished; nothing reached --fail-on); a dry run; skipped
   2  usage or configuration error; nothing was recorded
   3  recording failed (the API refused it or could not be reached)
   4  --wait: the site check did not finish within --timeout
-  5  --fail-on: findings at or above that severity appeared
-  6  --wait: the site check failed, or the deploy could not be read back
+  5  --fail-on: findings at or above that severity appeared, or, for a first check with
+     nothing to compare with, issues at or above it
+  6  --wait: the website did not answer (no page of the check did), the site check failed,
+     or the deploy could not be read back
   1  an unexpected failure (a bug, Node, npx): never a verdict on the deploy
 
 Examples:
@@ -122,7 +131,7 @@ function describeCi(p: Prepared): string {
   const where = ci.providerName ?? (ci.isCi ? 'CI' : 'local');
   const parts = [`${where}: commit ${p.body.commitSha.slice(0, 12)}`];
   if (p.body.ref) parts.push(`on ${p.body.ref}`);
-  if (p.body.environment) parts.push(`to ${p.body.environment}`);
+  if (p.body.environment) parts.push(`to ${p.body.environment}${ci.environmentSource && ci.environmentSource !== 'option' ? ` (${ci.environmentSource})` : ''}`);
   parts.push(ci.base ? `compared with ${ci.base.slice(0, 12)} (${ci.baseSource})` : 'no base commit');
   return parts.join(', ');
 }
@@ -194,6 +203,7 @@ async function deployAction(flags: DeployFlags, io: CliIO, out: Out): Promise<nu
       dryRun: flags.dryRun,
       wait: flags.wait,
       failOn: flags.failOn,
+      skipPreviews: flags.skipPreviews,
       timeoutMs: flags.timeout,
       pollIntervalMs: flags.pollInterval ?? DEFAULT_POLL_INTERVAL_MS,
       onProgress,
@@ -212,6 +222,11 @@ async function deployAction(flags: DeployFlags, io: CliIO, out: Out): Promise<nu
   }
   progress.stop();
 
+  if (result.outcome === 'skipped') {
+    say(`Skipped: ${result.reason}`);
+    if (flags.json) out.raw(`${JSON.stringify({ outcome: result.outcome, exitCode: EXIT_CODES.ok, reason: result.reason, warnings: result.warnings })}\n`);
+    return EXIT_CODES.ok;
+  }
   if (result.outcome === 'dry_run') {
     out.err('Dry run: nothing was sent. The body:');
     out.raw(`${JSON.stringify(result.body, null, 2)}\n`);
@@ -225,11 +240,11 @@ async function deployAction(flags: DeployFlags, io: CliIO, out: Out): Promise<nu
       out.err(`sitehealth: timed out after ${formatDuration(result.waitedMs)}: the site check is ${check ? check.state : 'not scheduled yet'}`);
     } else if (result.outcome === 'wait_failed') {
       out.err(`sitehealth: reading the deploy back failed: ${result.error?.message ?? 'unknown error'}`);
-    } else if (result.outcome === 'check_failed') {
-      out.err(`sitehealth: the site check failed: ${check?.error ?? 'no reason given'}`);
-    } else if (!flags.json) {
-      for (const l of formatFindings(result.findings, result.failing, flags.failOn)) out.out(l);
-      if (result.outcome === 'gate_failed') out.err(`sitehealth: failing: ${result.failing.length} finding${result.failing.length > 1 ? 's' : ''} at or above ${flags.failOn}`);
+    } else if (result.outcome === 'check_failed' || result.outcome === 'site_unreachable') {
+      out.err(`sitehealth: ${result.reason}`);
+    } else if (!flags.json && result.detail) {
+      for (const l of formatFindings(result.findings, result.failing, flags.failOn, { baseline: result.detail.baseline !== null, issues: result.detail.issues ?? [], failingIssues: result.failingIssues })) out.out(l);
+      if (result.outcome === 'gate_failed') out.err(`sitehealth: failing: ${result.reason}`);
     }
   }
   if (flags.json) {
@@ -241,6 +256,8 @@ async function deployAction(flags: DeployFlags, io: CliIO, out: Out): Promise<nu
       siteCheck: check && { id: check.id, state: check.state, error: check.error, finishedAt: check.finishedAt },
       findings: result.findings,
       failing: result.failing,
+      failingIssues: result.failingIssues,
+      reason: result.reason ?? null,
       warnings: result.warnings,
     })}\n`);
   }
@@ -254,6 +271,7 @@ export function exitCodeOf(result: RecordDeployResult): number {
     case 'timed_out':
       return EXIT_CODES.timeout;
     case 'check_failed':
+    case 'site_unreachable':
     case 'wait_failed':
       return EXIT_CODES.checkFailed;
     default:
@@ -285,7 +303,8 @@ function buildProgram(io: CliIO, out: Out, setCode: (code: number) => void): Com
     .option('--changed-files-from <file>', 'changed paths, one per line ("-": stdin), instead of git diff: categories only, no signals')
     .option('--dry-run', 'print the body that would be sent, and send nothing (needs no key)')
     .option('--wait', 'wait for the deploy\'s site check and print its findings (the key needs the search scope)')
-    .addOption(new Option('--fail-on <severity>', 'with --wait: exit 5 when findings at or above this severity appear (implies --wait)').choices(SEVERITIES).implies({ wait: true }))
+    .option('--skip-previews', 'record nothing for a pull or merge request build (exit 0)')
+    .addOption(new Option('--fail-on <severity>', 'with --wait: exit 5 when findings at or above this severity appear, or issues of a first check with no baseline (implies --wait)').choices(SEVERITIES).implies({ wait: true }))
     .addOption(new Option('--timeout <duration>', 'with --wait: give up after this long (exit 4), e.g. 90s, 15m, 1h (default: 15m)').argParser(durationOption))
     .addOption(new Option('--poll-interval <duration>', 'with --wait: time between reads of the deploy (default: 5s)').argParser(durationOption))
     .option('--json', 'print the result as one JSON object on stdout')
