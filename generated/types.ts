@@ -35,7 +35,7 @@ export interface paths {
         /**
          * List deploys
          * @description List a workspace's deploys, newest first (by `deployedAt`, then `id`), each with the newest
-         *     site check it triggered. **Scope:** `search`.
+         *     site check it triggered, a page at a time (`meta.next_cursor`). **Scope:** `search`.
          */
         get: operations["Deploys_list"];
         put?: never;
@@ -678,6 +678,7 @@ export interface components {
         /** @description Deploys, newest first. */
         DeployList: {
             data: components["schemas"]["DeployListItem"][];
+            meta: components["schemas"]["PageMeta"];
         };
         /** @description A deploy in a list, with the latest site check it triggered. */
         DeployListItem: {
@@ -914,6 +915,16 @@ export interface components {
             api_key_id: components["schemas"]["uuid"] | null;
             /** Format: date-time */
             created_at: string;
+        };
+        /**
+         * @description How every list pages: pass a page's `meta.next_cursor` as `cursor` to read the next one, with
+         *     the same filters; `next_cursor` is null on the last page. A cursor is opaque: it names the
+         *     last row of its page in the list's order, so rows written between two reads never make a row
+         *     repeat or go missing (keyset paging, not offsets).
+         */
+        PageMeta: {
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         /** @description What a site check saw on one page. */
         PageRecord: {
@@ -1590,12 +1601,14 @@ export interface operations {
             query: {
                 /** @description The workspace. */
                 workspace_id: components["schemas"]["uuid"];
-                /** @description Only deploys on or after this UTC date (inclusive). */
+                /** @description Only deploys that went live at or after this: a UTC date (`2026-11-21`, from its first millisecond) or an ISO 8601 date-time with an offset. */
                 from?: string;
-                /** @description Only deploys on or before this UTC date (inclusive). */
+                /** @description Only deploys that went live at or before this: a UTC date (inclusive, to its last millisecond) or an ISO 8601 date-time with an offset (inclusive). */
                 to?: string;
                 /** @description How many deploys, 1 to 100. */
                 limit?: number;
+                /** @description The `meta.next_cursor` of the previous page (opaque; pass the same filters). See `PageMeta`. */
+                cursor?: string;
             };
             header?: never;
             path?: never;

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import * as activity from '../core/activity/index.ts';
-import { encodeActivityCursor } from '../core/activity/index.ts';
+import { encodeCursor } from '../core/platform/index.ts';
 import { applyRetention, type Activity } from '../core/db/index.ts';
 import { retentionRules } from '../worker/retention.ts';
 
@@ -263,7 +263,7 @@ for (const engine of engines()) {
       for (const r of original) assert.ok(seen.includes(r.id), `row ${r.action} ${r.id} missed`);
       for (const id of olderAdded) assert.ok(seen.includes(id), `older row ${id} missed`);
       // A cursor past the last row gives an empty last page.
-      const empty = await feed(a.apiKey, { workspace_id: a.workspaceId, cursor: encodeActivityCursor({ createdAt: 0, id: crypto.randomUUID() }) });
+      const empty = await feed(a.apiKey, { workspace_id: a.workspaceId, cursor: encodeCursor({ at: 0, id: crypto.randomUUID() }) });
       assert.deepEqual(empty.body, { data: [], meta: { next_cursor: null } });
     });
 

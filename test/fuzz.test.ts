@@ -184,6 +184,9 @@ function validValue(n: Norm, ctx: Ctx): Json {
       `whsec_${crypto.randomBytes(32).toString('base64')}`,
       // Unions of enums (DeliveryEvent) normalise to an untyped schema: offer a member.
       'deploy.recorded',
+      // Unions of string formats (a date or a date-time) normalise to a bare string: offer both.
+      new Date().toISOString(),
+      new Date().toISOString().slice(0, 10),
     );
   }
   if (t === 'integer' || t === 'number') candidates.push(Math.min(Math.max(1, n.minimum ?? 1), n.maximum ?? 1));

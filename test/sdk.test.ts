@@ -914,6 +914,41 @@ for (const engine of engines()) {
       assert.deepEqual(paged, all.data.map((r) => r.id));
     });
 
+    it('deploys: for await reads 250 deploys of one day in order, with no duplicates, while new ones arrive; windows take date-times', async () => {
+      const ws = await api.workspace(o);
+      const day = '2026-11-20';
+      const start = Date.parse(`${day}T00:00:00.000Z`);
+      // Two deploys a minute, so pages also break between deploys of the same time (then by id).
+      const times = Array.from({ length: 250 }, (_, i) => start + Math.floor(i / 2) * 60_000);
+      for (let i = 0; i < times.length; i += 25) {
+        await Promise.all(times.slice(i, i + 25).map((t) => client.deploys.create({ workspaceId: ws, commitSha: crypto.randomBytes(20).toString('hex'), environment: 'staging', deployedAt: new Date(t).toISOString() })));
+      }
+      // One the day before and one the day after: outside the window.
+      for (const t of [start - 1, start + 86_400_000]) await client.deploys.create({ workspaceId: ws, commitSha: crypto.randomBytes(20).toString('hex'), environment: 'staging', deployedAt: new Date(t).toISOString() });
+
+      const seen: Array<{ id: string; deployedAt: string }> = [];
+      for await (const d of client.deploys.iterate({ workspace_id: ws, from: day, to: day, limit: 40 })) {
+        seen.push(d);
+        // Deploys recorded mid-read, newer than the page read so far: never a repeat or a gap.
+        if (seen.length === 100) await client.deploys.create({ workspaceId: ws, commitSha: crypto.randomBytes(20).toString('hex'), environment: 'staging', deployedAt: `${day}T23:00:00.000Z` });
+      }
+      assert.equal(seen.length, 250);
+      assert.equal(new Set(seen.map((d) => d.id)).size, 250, 'no deploy twice');
+      for (let i = 1; i < seen.length; i++) {
+        const [a, b] = [seen[i - 1], seen[i]];
+        assert.ok(a.deployedAt > b.deployedAt || (a.deployedAt === b.deployedAt && a.id > b.id), `newest first at ${i}`);
+      }
+      assert.deepEqual([...seen.map((d) => Date.parse(d.deployedAt))].sort((x, y) => x - y), times);
+
+      // A window by date-time, inclusive at both ends: 01:00 to 01:30 holds 31 minutes of two deploys.
+      const hour = await client.deploys.list({ workspace_id: ws, from: `${day}T01:00:00Z`, to: `${day}T02:30:00+01:00`, limit: 100 });
+      assert.equal(hour.data.length, 62);
+      assert.equal(hour.meta.next_cursor, null);
+      const bad = await client.deploys.list({ workspace_id: ws, cursor: 'not-a-cursor' }).catch((e) => e);
+      assert.equal(bad.status, 400);
+      assert.match(bad.message, /cursor/);
+    });
+
     it('webhooks: every operation', async () => {
       const hook = await client.webhooks.create({ workspaceId: o.workspaceId, url: 'https://hooks.example.com/sitehealth', events: ['deploy.recorded'], name: 'SDK', headers: { 'X-Token': 'abc' } });
       assert.match(hook.secret, /^whsec_/);

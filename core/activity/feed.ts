@@ -1,6 +1,6 @@
 import type { QueryBuilder } from 'objection';
-import { Activity, type DbOrTrx } from '../db/index.ts';
-import { ValidationFailed, isUuid, toIso } from '../platform/index.ts';
+import { Activity, afterKeyset, type DbOrTrx } from '../db/index.ts';
+import { ValidationFailed, decodeCursor, encodeCursor, toIso } from '../platform/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import type { ActivityKind } from './writers.ts';
 
@@ -39,28 +39,6 @@ export interface ActivityQuery {
   cursor?: string;
 }
 
-export interface ActivityCursor {
-  createdAt: number;
-  id: string;
-}
-
-export function encodeActivityCursor(c: ActivityCursor): string {
-  return Buffer.from(`${c.createdAt}.${c.id}`, 'utf8').toString('base64url');
-}
-
-export function decodeActivityCursor(raw: string): ActivityCursor | null {
-  if (!/^[A-Za-z0-9_-]+$/.test(raw)) return null;
-  const text = Buffer.from(raw, 'base64url').toString('utf8');
-  const m = /^(\d{1,16})\.([0-9a-f-]{36})$/.exec(text);
-  if (!m || !isUuid(m[2])) return null;
-  return { createdAt: Number(m[1]), id: m[2] };
-}
-
-const badCursor = () =>
-  new ValidationFailed('cursor is not a meta.next_cursor of this feed.', [
-    { in: 'query', path: '/cursor', message: 'is not a valid cursor' },
-  ]);
-
 function newestFirst(a: Activity, b: Activity): number {
   const t = Number(b.created_at) - Number(a.created_at);
   if (t !== 0) return t;
@@ -82,11 +60,7 @@ export function activityToApi(row: Activity): Schemas['ActivityRow'] {
 }
 
 export async function listActivity(db: DbOrTrx, q: ActivityQuery): Promise<{ data: Schemas['ActivityRow'][]; nextCursor: string | null }> {
-  let cursor: ActivityCursor | null = null;
-  if (q.cursor !== undefined) {
-    cursor = decodeActivityCursor(q.cursor);
-    if (!cursor) throw badCursor();
-  }
+  const cursor = q.cursor !== undefined ? decodeCursor(q.cursor, 'this feed') : null;
   if (q.from !== undefined && q.to !== undefined && q.from > q.to) {
     throw new ValidationFailed('from must not be after to.', [{ in: 'query', path: '/from', message: 'must not be after to' }]);
   }
@@ -95,10 +69,7 @@ export async function listActivity(db: DbOrTrx, q: ActivityQuery): Promise<{ dat
     if (q.kind) b.where('kind', q.kind);
     if (q.from !== undefined) b.where('created_at', '>=', q.from);
     if (q.to !== undefined) b.where('created_at', '<=', q.to);
-    if (cursor) {
-      const c = cursor;
-      b.where('created_at', '<=', c.createdAt).where((k) => k.where('created_at', '<', c.createdAt).orWhere('id', '<', c.id));
-    }
+    if (cursor) afterKeyset(b, 'created_at', cursor);
     return b
       .orderBy([
         { column: 'created_at', order: 'desc' },
@@ -136,6 +107,6 @@ export async function listActivity(db: DbOrTrx, q: ActivityQuery): Promise<{ dat
   const last = rows[rows.length - 1];
   return {
     data: rows.map(activityToApi),
-    nextCursor: hasMore && last ? encodeActivityCursor({ createdAt: Number(last.created_at), id: last.id }) : null,
+    nextCursor: hasMore && last ? encodeCursor({ at: Number(last.created_at), id: last.id }) : null,
   };
 }

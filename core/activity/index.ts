@@ -18,5 +18,5 @@ export {
   type ActivityKind,
   type DeliveryFields,
 } from './writers.ts';
-export { listActivity, activityToApi, encodeActivityCursor, decodeActivityCursor, type ActivityScope, type ActivityQuery } from './feed.ts';
+export { listActivity, activityToApi, type ActivityScope, type ActivityQuery } from './feed.ts';
 export { activityRetention } from './retention.ts';

@@ -9,4 +9,5 @@ export { StatementBatcher, type BatchOptions } from './batch.ts';
 export { runPlan, runPlansOnPostgres, type PlanShape, type PlanStep, type PlanRows, type PlannedRow, type Inserted } from './write-plan.ts';
 export { applyRetention, DAY_MS, HOUR_MS, type RetentionRule, type RetentionResult } from './retention.ts';
 export { isForeignKeyViolation, isUniqueViolation } from './unique.ts';
+export { afterKeyset } from './keyset.ts';
 export * from './models/index.ts';

@@ -1,6 +1,6 @@
-import { Deploy, type DbOrTrx } from '../db/index.ts';
+import { Deploy, afterKeyset, type DbOrTrx } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
-import { NotFound, ValidationFailed, toIso } from '../platform/index.ts';
+import { NotFound, ValidationFailed, decodeCursor, encodeCursor, toIso } from '../platform/index.ts';
 import { newestChecksByDeploy, siteCheckToApi } from '../checks/index.ts';
 
 /** Only this environment, compared exactly, triggers checks (docs/api.md#scheduling-checks-and-crawls). */
@@ -25,37 +25,56 @@ export function deployToApi(row: Deploy): Schemas['Deploy'] {
 }
 
 export interface ListDeploysQuery {
+  /** A UTC date (`YYYY-MM-DD`, from its first millisecond) or a date-time with an offset. */
   from?: string;
+  /** A UTC date (through its last millisecond) or a date-time with an offset, inclusive. */
   to?: string;
   limit: number;
+  cursor?: string;
 }
 
 const DAY_MS = 86_400_000;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** A workspace's deploys, newest first (deployedAt, then id), each with its newest check. */
-export async function listDeploys(db: DbOrTrx, workspaceId: string, q: ListDeploysQuery): Promise<Schemas['DeployListItem'][]> {
-  const fromMs = q.from !== undefined ? Date.parse(`${q.from}T00:00:00.000Z`) : undefined;
-  const toMs = q.to !== undefined ? Date.parse(`${q.to}T00:00:00.000Z`) + DAY_MS : undefined;
-  if (fromMs !== undefined && toMs !== undefined && toMs <= fromMs) {
+/** A bound of the list's window in epoch ms: `to` inclusive, a date as its whole day. */
+function bound(value: string, end: boolean): number {
+  if (DATE_ONLY.test(value)) return Date.parse(`${value}T00:00:00.000Z`) + (end ? DAY_MS - 1 : 0);
+  return Date.parse(value);
+}
+
+/**
+ * A workspace's deploys, newest first (deployedAt, then id), each with its newest check, a page
+ * at a time (core/platform/cursor.ts).
+ */
+export async function listDeploys(db: DbOrTrx, workspaceId: string, q: ListDeploysQuery): Promise<Schemas['DeployList']> {
+  const fromMs = q.from !== undefined ? bound(q.from, false) : undefined;
+  const toMs = q.to !== undefined ? bound(q.to, true) : undefined;
+  if (fromMs !== undefined && toMs !== undefined && toMs < fromMs) {
     throw new ValidationFailed('to must not be before from.', [{ in: 'query', path: '/to', message: 'must not be before from' }]);
   }
   const query = Deploy.query(db).where({ workspace_id: workspaceId });
   if (fromMs !== undefined) query.andWhere('deployed_at', '>=', fromMs);
-  if (toMs !== undefined) query.andWhere('deployed_at', '<', toMs);
+  if (toMs !== undefined) query.andWhere('deployed_at', '<=', toMs);
+  if (q.cursor !== undefined) afterKeyset(query, 'deployed_at', decodeCursor(q.cursor, 'this list'));
   const rows = await query
     .orderBy([
       { column: 'deployed_at', order: 'desc' },
       { column: 'id', order: 'desc' },
     ])
-    .limit(q.limit);
+    .limit(q.limit + 1);
+  const page = rows.slice(0, q.limit);
   const checks = await newestChecksByDeploy(
     db,
-    rows.map((r) => r.id),
+    page.map((r) => r.id),
   );
-  return rows.map((r) => {
-    const check = checks.get(r.id);
-    return { ...deployToApi(r), siteCheck: check ? siteCheckToApi(check) : null };
-  });
+  const last = page[page.length - 1];
+  return {
+    data: page.map((r) => {
+      const check = checks.get(r.id);
+      return { ...deployToApi(r), siteCheck: check ? siteCheckToApi(check) : null };
+    }),
+    meta: { next_cursor: rows.length > q.limit ? encodeCursor({ at: Number(last.deployed_at), id: last.id }) : null },
+  };
 }
 
 export async function getDeploy(db: DbOrTrx, id: string): Promise<Deploy> {

@@ -2,6 +2,7 @@
 // problem documents.
 export { nowMs, toIso, setClockOffset } from './clock.ts';
 export { newId, isUuid } from './ids.ts';
+export { encodeCursor, decodeCursor, type Keyset } from './cursor.ts';
 export {
   DomainError,
   ValidationFailed,

@@ -1,6 +1,6 @@
-import { WebhookDelivery, WebhookMessage, type DbOrTrx } from '../db/index.ts';
+import { WebhookDelivery, WebhookMessage, afterKeyset, type DbOrTrx } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
-import { NotFound, ValidationFailed, isUuid, toIso } from '../platform/index.ts';
+import { NotFound, decodeCursor, encodeCursor, isUuid, toIso } from '../platform/index.ts';
 
 export function deliveryToApi(d: WebhookDelivery): Schemas['DeliveryAttempt'] {
   const out: Schemas['DeliveryAttempt'] = {
@@ -20,18 +20,7 @@ export function deliveryToApi(d: WebhookDelivery): Schemas['DeliveryAttempt'] {
   return out;
 }
 
-// Newest first by (created_at, id); the cursor is the last row's pair, opaque (base64url).
-function encodeCursor(d: WebhookDelivery): string {
-  return Buffer.from(`${Number(d.created_at)}.${d.id}`, 'utf8').toString('base64url');
-}
-
-function decodeCursor(raw: string): { createdAt: number; id: string } {
-  const m = /^(\d{1,16})\.([0-9a-f-]{36})$/.exec(Buffer.from(raw, 'base64url').toString('utf8'));
-  if (!/^[A-Za-z0-9_-]+$/.test(raw) || !m || !isUuid(m[2])) {
-    throw new ValidationFailed('cursor is not a meta.next_cursor of this list.', [{ in: 'query', path: '/cursor', message: 'is not a valid cursor' }]);
-  }
-  return { createdAt: Number(m[1]), id: m[2] };
-}
+// Newest first by (created_at, id), one cursor per page (core/platform/cursor.ts).
 
 export async function listDeliveries(
   db: DbOrTrx,
@@ -41,10 +30,7 @@ export async function listDeliveries(
   const query = WebhookDelivery.query(db).where({ webhook_id: webhookId });
   if (q.status) query.where({ status: q.status });
   if (q.event) query.where({ event: q.event });
-  if (q.cursor) {
-    const c = decodeCursor(q.cursor);
-    query.where('created_at', '<=', c.createdAt).where((w) => w.where('created_at', '<', c.createdAt).orWhere('id', '<', c.id));
-  }
+  if (q.cursor) afterKeyset(query, 'created_at', decodeCursor(q.cursor, 'this list'));
   const rows = await query
     .orderBy([
       { column: 'created_at', order: 'desc' },
@@ -52,7 +38,7 @@ export async function listDeliveries(
     ])
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
-  return { data: page.map(deliveryToApi), meta: { next_cursor: rows.length > q.limit ? encodeCursor(page[page.length - 1]) : null } };
+  return { data: page.map(deliveryToApi), meta: { next_cursor: rows.length > q.limit ? encodeCursor({ at: Number(page[page.length - 1].created_at), id: page[page.length - 1].id }) : null } };
 }
 
 export async function getDelivery(db: DbOrTrx, webhookId: string, id: string): Promise<Schemas['DeliveryAttemptDetail']> {

@@ -17,8 +17,7 @@ export const create: Handler<'Deploys_create'> = async ({ db, auth, access, body
 
 export const list: Handler<'Deploys_list'> = async ({ db, access, query }) => {
   await access.workspace(query.workspace_id);
-  const data = await listDeploys(db, query.workspace_id, { from: query.from, to: query.to, limit: query.limit });
-  return { status: 200, body: { data } };
+  return { status: 200, body: await listDeploys(db, query.workspace_id, { from: query.from, to: query.to, limit: query.limit, cursor: query.cursor }) };
 };
 
 export const get: Handler<'Deploys_get'> = async ({ db, access, path }) => {

@@ -1,5 +1,5 @@
 import type { ActivityList, ActivityListQuery, ActivityRow } from '../types.js';
-import { Resource, unwrap } from './resource.js';
+import { Resource, everyRow, unwrap } from './resource.js';
 
 /** `/v1/activity`: the activity feed (webhook, billing and security events). */
 export class Activity extends Resource {
@@ -15,14 +15,7 @@ export class Activity extends Resource {
    * for await (const row of client.activity.iterate({ workspace_id, kind: 'security' })) console.log(row.action);
    * ```
    */
-  async *iterate(query: ActivityListQuery = {}): AsyncGenerator<ActivityRow, void, undefined> {
-    let params: ActivityListQuery = { ...query };
-    for (;;) {
-      const page = await this.list(params);
-      yield* page.data;
-      const cursor = page.meta.next_cursor;
-      if (!cursor || page.data.length === 0) return;
-      params = { ...params, cursor };
-    }
+  iterate(query: ActivityListQuery = {}): AsyncGenerator<ActivityRow, void, undefined> {
+    return everyRow((q: ActivityListQuery) => this.list(q), query);
   }
 }

@@ -1,5 +1,5 @@
-import type { Deploy, DeployCreate, DeployDetail, DeployList, DeployListQuery } from '../types.js';
-import { Resource, unwrap } from './resource.js';
+import type { Deploy, DeployCreate, DeployDetail, DeployList, DeployListItem, DeployListQuery } from '../types.js';
+import { Resource, everyRow, unwrap } from './resource.js';
 
 /** `/v1/deploys`: record deploys from CI and read them back. */
 export class Deploys extends Resource {
@@ -11,9 +11,20 @@ export class Deploys extends Resource {
     return unwrap(this.client.POST('/v1/deploys', { body }));
   }
 
-  /** `Deploys_list`: a workspace's deploys, newest first, each with the newest site check it triggered. */
+  /** `Deploys_list`: one page of a workspace's deploys, newest first, each with the newest site check it triggered; `meta.next_cursor` is null on the last page. */
   list(query: DeployListQuery): Promise<DeployList> {
     return unwrap(this.client.GET('/v1/deploys', { params: { query } }));
+  }
+
+  /**
+   * Every deploy matching `query`, newest first, page after page (`query.limit` is the page size).
+   *
+   * ```ts
+   * for await (const d of client.deploys.iterate({ workspace_id, from: '2026-11-21', to: '2026-11-21' })) console.log(d.commitSha);
+   * ```
+   */
+  iterate(query: DeployListQuery): AsyncGenerator<DeployListItem, void, undefined> {
+    return everyRow((q: DeployListQuery) => this.list(q), query);
   }
 
   /** `Deploys_get`: one deploy with its check, baseline, findings, crawl, crawl findings and impact. */

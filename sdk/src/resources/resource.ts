@@ -20,6 +20,24 @@ export async function unwrap<T>(call: Promise<Result<T>>): Promise<T> {
 }
 
 /** Base of the resource classes: each holds the one openapi-fetch client of its `SiteHealth`. */
+/** A page of any list: every list pages the same way (`meta.next_cursor`, passed back as `cursor`). */
+export interface Page<Row> {
+  data: Row[];
+  meta: { next_cursor: string | null };
+}
+
+/** Every row of a list, page after page, following `meta.next_cursor` (`query.limit` is the page size). */
+export async function* everyRow<Q extends { cursor?: string }, Row>(list: (query: Q) => Promise<Page<Row>>, query: Q): AsyncGenerator<Row, void, undefined> {
+  let params: Q = { ...query };
+  for (;;) {
+    const page = await list(params);
+    yield* page.data;
+    const cursor = page.meta.next_cursor;
+    if (!cursor || page.data.length === 0) return;
+    params = { ...params, cursor };
+  }
+}
+
 export abstract class Resource {
   constructor(protected readonly client: ApiClient) {}
 }

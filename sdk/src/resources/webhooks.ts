@@ -10,7 +10,7 @@ import type {
   WebhookUpdate,
   WebhookWithSecret,
 } from '../types.js';
-import { Resource, unwrap } from './resource.js';
+import { Resource, everyRow, unwrap } from './resource.js';
 
 /** `/v1/webhooks`: endpoints that receive signed events, and their delivery attempts. */
 export class Webhooks extends Resource {
@@ -61,15 +61,8 @@ export class Webhooks extends Resource {
    * for await (const a of client.webhooks.iterateDeliveries(hookId, { status: 'failed' })) console.log(a.event, a.responseStatus);
    * ```
    */
-  async *iterateDeliveries(id: string, query: DeliveryListQuery = {}): AsyncGenerator<DeliveryAttempt, void, undefined> {
-    let params: DeliveryListQuery = { ...query };
-    for (;;) {
-      const page = await this.listDeliveries(id, params);
-      yield* page.data;
-      const cursor = page.meta?.next_cursor;
-      if (!cursor || page.data.length === 0) return;
-      params = { ...params, cursor };
-    }
+  iterateDeliveries(id: string, query: DeliveryListQuery = {}): AsyncGenerator<DeliveryAttempt, void, undefined> {
+    return everyRow((q: DeliveryListQuery) => this.listDeliveries(id, q), query);
   }
 
   /** `Webhooks_getDelivery`: one attempt, with the `payload` exactly as sent. */
