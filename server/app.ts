@@ -19,6 +19,7 @@ import { authenticate, readBody, requireKeyShape, requireScope } from './middlew
 import { rateLimit } from './middleware/rate-limit.ts';
 import { validateRequest } from './middleware/validate.ts';
 import { dispatch, guardWorkspaces } from './middleware/dispatch.ts';
+import { idempotent } from './middleware/idempotency.ts';
 import type { AnyHandler, HandlerMap } from './handler-types.ts';
 import type { OperationState } from './state.ts';
 
@@ -64,6 +65,7 @@ export function createApp(opts: AppOptions): Koa {
   for (const op of ops) {
     // The one place a handler loses its operation's types: the map checks them per operation.
     const handler = handlers[op.id] as unknown as AnyHandler;
+    const v = validators.get(op.id)!;
     router.register(op.koaPath, [op.method], [
       startOperation(op),
       requireKeyShape,
@@ -71,8 +73,9 @@ export function createApp(opts: AppOptions): Koa {
       authenticated,
       limited,
       requireScope(op),
-      validateRequest(op, validators.get(op.id)!),
+      validateRequest(op, v),
       guarded,
+      ...(v.idempotencyKey ? [idempotent(db, v.idempotencyKey)] : []),
       dispatch(handler, { db, config, log }),
     ] as RouterMiddleware[]);
   }

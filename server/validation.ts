@@ -5,6 +5,8 @@ export interface OperationValidators {
   query: ValidateFunction;
   body: ValidateFunction | null;
   bodyRequired: boolean;
+  /** The `Idempotency-Key` header's value, when the operation takes one. */
+  idempotencyKey: ValidateFunction | null;
 }
 
 /** Compiles every operation's validators once, at start-up. */
@@ -14,7 +16,7 @@ export function compileValidators(ops: Operation[]): Map<string, OperationValida
   const coercing = createAjv({ useDefaults: true, coerceTypes: true });
   const out = new Map<string, OperationValidators>();
   for (const op of ops) {
-    const params = op.def.parameters ?? [];
+    const params = op.parameters;
     const objectOf = (where: 'query' | 'path'): JsonSchema | null => {
       const ps = params.filter((p) => p.in === where);
       if (where === 'path' && ps.length === 0) return null;
@@ -33,6 +35,7 @@ export function compileValidators(ops: Operation[]): Map<string, OperationValida
       query: coercing.compile(objectOf('query')!),
       body: bodySchema ? strict.compile(anchored(bodySchema)) : null,
       bodyRequired: op.def.requestBody?.required ?? false,
+      idempotencyKey: op.idempotencyKey ? strict.compile(anchored(op.idempotencyKey.schema)) : null,
     });
   }
   return out;

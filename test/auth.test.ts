@@ -56,7 +56,7 @@ for (const [route, item] of Object.entries(document.paths)) {
       url() {
         const path = route.replace(/\{([^}]+)\}/g, () => crypto.randomUUID());
         const q = new URLSearchParams();
-        for (const p of params) if (p.in === 'query' && p.required) q.set(p.name, minimalValue(p.schema));
+        for (const p of params) if ('in' in p && p.in === 'query' && p.required) q.set(p.name, minimalValue(p.schema));
         const qs = q.toString();
         return qs ? `${path}?${qs}` : path;
       },

@@ -161,15 +161,37 @@ describe('sdk transport', () => {
     }
   });
 
-  it('never retries POST /v1/workspaces', async () => {
-    const srv = await scriptedServer([{ status: 503, body: problem(503, 'unavailable'), headers: { 'retry-after': '0' } }]);
+  it('retries POST /v1/workspaces with one Idempotency-Key for every attempt, a UUID of its own unless the caller sent one', async () => {
+    const srv = await scriptedServer([{ status: 503, body: problem(503, 'unavailable'), headers: { 'retry-after': '0' } }, { status: 201, body: { data: { id: WS } } }]);
     try {
       const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url });
-      const err = await client.workspaces.create({ name: 'Acme', website: 'https://acme.example' }).catch((e) => e);
-      assert.ok(err instanceof ApiError);
-      assert.equal(err.status, 503);
-      assert.equal(srv.seen.length, 1, 'a lost answer must not create a second workspace');
-      assert.deepEqual(JSON.parse(srv.seen[0].body), { name: 'Acme', website: 'https://acme.example' });
+      await client.workspaces.create({ name: 'Acme', website: 'https://acme.example' });
+      assert.equal(srv.seen.length, 2, 'retried: the API answers a repeat with the first answer');
+      const keys = srv.seen.map((s) => s.headers['idempotency-key']);
+      assert.match(String(keys[0]), /^[0-9a-f-]{36}$/);
+      assert.equal(keys[1], keys[0], 'the same key on every attempt');
+      assert.deepEqual(JSON.parse(srv.seen[1].body), { name: 'Acme', website: 'https://acme.example' });
+      await client.workspaces.create({ name: 'Acme', website: 'https://acme.example' });
+      assert.notEqual(srv.seen[2].headers['idempotency-key'], keys[0], 'a new call, a new key');
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('waits out 409 idempotency_key_in_use (the first attempt still running) and retries', async () => {
+    const srv = await scriptedServer([{ status: 409, body: problem(409, 'idempotency_key_in_use') }, { status: 201, body: { data: { id: WS } } }]);
+    try {
+      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url });
+      await client.workspaces.create({ name: 'Acme', website: 'https://acme.example' });
+      assert.equal(srv.seen.length, 2);
+      const reused = await scriptedServer([{ status: 409, body: problem(409, 'idempotency_key_reused') }]);
+      try {
+        const err = await new SiteHealth({ apiKey: 'sh_test', baseUrl: reused.url }).workspaces.create({ name: 'Acme', website: 'https://acme.example' }).catch((e) => e);
+        assert.equal(err.code, 'idempotency_key_reused');
+        assert.equal(reused.seen.length, 1, 'another 409 is an answer');
+      } finally {
+        await reused.close();
+      }
     } finally {
       await srv.close();
     }
@@ -237,7 +259,7 @@ describe('sdk transport', () => {
     }
   });
 
-  it('never retries unsafe methods: POST (but deploys), PUT and DELETE; nor a 500 or 408', async () => {
+  it('never retries PUT and DELETE; nor a 500 or 408', async () => {
     const srv = await scriptedServer((s) =>
       s.url.startsWith('/v1/logs') ? { status: 500, body: problem(500, 'internal_error') }
         : s.url.startsWith('/v1/activity') ? { status: 408, body: problem(408, 'request_timeout') }
@@ -245,14 +267,10 @@ describe('sdk transport', () => {
     try {
       const client = createClient({ apiKey: 'sh_test', baseUrl: srv.url, maxRetries: 3 });
       const calls: Array<[string, () => Promise<unknown>]> = [
-        ['POST /v1/workspaces', () => client.workspaces.create({ name: 'Acme', website: 'https://acme.example' })],
         ['PUT /v1/workspaces/{id}', () => client.workspaces.update(WS, { name: 'Acme 2' })],
         ['DELETE /v1/workspaces/{id}', () => client.workspaces.delete(WS)],
-        ['POST /v1/webhooks', () => client.webhooks.create({ workspaceId: WS, url: 'https://hooks.example.com', events: ['deploy.recorded'] })],
         ['PUT /v1/webhooks/{id}', () => client.webhooks.update(WS, { secret: 'a-new-secret-of-16+' })],
         ['DELETE /v1/webhooks/{id}', () => client.webhooks.delete(WS)],
-        ['POST /v1/webhooks/{id}/test', () => client.webhooks.test(WS)],
-        ['POST /v1/webhooks/{id}/deliveries/{deliveryId}/redeliver', () => client.webhooks.redeliver(WS, WS)],
         ['GET /v1/logs (500)', () => client.logs.list({ workspace_id: WS })],
         ['GET /v1/activity (408)', () => client.activity.list()],
       ];
@@ -267,7 +285,7 @@ describe('sdk transport', () => {
     }
   });
 
-  it('retries network errors for idempotent requests only and reports them as ConnectionError', async () => {
+  it('retries network errors for safe methods and POSTs only and reports them as ConnectionError', async () => {
     let calls = 0;
     const flaky = async (input: Request, init?: RequestInit) => {
       calls += 1;
@@ -280,13 +298,13 @@ describe('sdk transport', () => {
       assert.deepEqual(await client.webhooks.list(), { data: [] });
       assert.equal(calls, 3);
       calls = 0;
-      const err = await client.webhooks.create({ workspaceId: WS, url: 'https://hooks.example.com', events: ['deploy.recorded'] }).catch((e) => e);
+      const err = await client.webhooks.update(WS, { name: 'Hooks' }).catch((e) => e);
       assert.ok(err instanceof ConnectionError);
       assert.ok(err instanceof SiteHealthError);
       assert.equal(err.status, 0);
       assert.equal(err.code, 'connection_error');
       assert.match(err.message, /ECONNRESET/);
-      assert.equal(calls, 1, 'POST /v1/webhooks is not retried');
+      assert.equal(calls, 1, 'PUT /v1/webhooks/{id} is not retried');
     } finally {
       await srv.close();
     }
@@ -425,6 +443,8 @@ describe('sdk typed errors', () => {
     ['method_not_allowed', 405, MethodNotAllowedError],
     ['request_timeout', 408, RequestTimeoutError],
     ['slug_taken', 409, ConflictError],
+    ['idempotency_key_reused', 409, ConflictError],
+    ['idempotency_key_in_use', 409, ConflictError],
     ['webhook_paused', 409, ConflictError],
     ['payload_too_large', 413, PayloadTooLargeError],
     ['unsupported_media_type', 415, UnsupportedMediaTypeError],

@@ -21,9 +21,14 @@ export interface ParameterObject {
   schema: JsonSchema;
 }
 
+/** A parameter declared once in `components.parameters` and referenced by operations. */
+export interface ParameterRef {
+  $ref: string;
+}
+
 export interface OperationObject {
   operationId: OperationId;
-  parameters?: ParameterObject[];
+  parameters?: Array<ParameterObject | ParameterRef>;
   requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, { content?: Record<string, { schema: JsonSchema }>; headers?: Record<string, unknown> }>;
   security?: Array<Record<string, string[]>>;
@@ -47,7 +52,7 @@ export interface WorkspaceSource {
 export interface OpenApiDocument {
   openapi: string;
   paths: Record<string, Record<string, OperationObject>>;
-  components: { schemas: Record<string, JsonSchema> };
+  components: { schemas: Record<string, JsonSchema>; parameters?: Record<string, ParameterObject> };
 }
 
 export const documentPath = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'generated', 'openapi.json');
@@ -82,7 +87,18 @@ export interface Operation {
   requestLogged: boolean;
   /** Query parameters and top-level body fields holding UUIDs (stored lower case). */
   uuidFields: { query: string[]; body: string[] };
+  /** The operation's parameters, references resolved. */
+  parameters: ParameterObject[];
+  /** The `Idempotency-Key` header, when the operation takes one (spec/common/errors.tsp). */
+  idempotencyKey: ParameterObject | null;
   def: OperationObject;
+}
+
+function resolveParameter(p: ParameterObject | ParameterRef, doc: OpenApiDocument): ParameterObject {
+  if (!('$ref' in p)) return p;
+  const found = doc.components.parameters?.[p.$ref.replace('#/components/parameters/', '')];
+  if (!found) throw new Error(`unresolvable parameter ${p.$ref}`);
+  return found;
 }
 
 function isUuidSchema(schema: JsonSchema | undefined, doc: OpenApiDocument): boolean {
@@ -107,6 +123,7 @@ export function listOperations(doc: OpenApiDocument = loadDocument()): Operation
   for (const [route, item] of Object.entries(doc.paths)) {
     for (const [method, def] of Object.entries(item)) {
       if (!HTTP_METHODS.has(method)) continue;
+      const parameters = (def.parameters ?? []).map((p) => resolveParameter(p, doc));
       ops.push({
         id: def.operationId,
         method: method.toUpperCase(),
@@ -116,9 +133,11 @@ export function listOperations(doc: OpenApiDocument = loadDocument()): Operation
         workspace: def['x-workspace'] ?? null,
         requestLogged: def['x-request-log'] !== false,
         uuidFields: {
-          query: (def.parameters ?? []).filter((p) => p.in === 'query' && isUuidSchema(p.schema, doc)).map((p) => p.name),
+          query: parameters.filter((p) => p.in === 'query' && isUuidSchema(p.schema, doc)).map((p) => p.name),
           body: bodyUuidFields(def, doc),
         },
+        parameters,
+        idempotencyKey: parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key') ?? null,
         def,
       });
     }

@@ -73,7 +73,7 @@ export class SiteHealth {
     this.baseUrl = baseUrl;
     this.raw = createFetchClient<paths>({
       baseUrl,
-      fetch: retryingFetch({ fetch: baseFetch, basePath: new URL(baseUrl).pathname.replace(/\/+$/, ''), maxRetries, timeoutMs }),
+      fetch: retryingFetch({ fetch: baseFetch, maxRetries, timeoutMs }),
     });
     this.raw.use(authMiddleware(options.apiKey, userAgent));
 

@@ -24,6 +24,8 @@ export type ProblemCode =
   | 'request_timeout'
   | 'slug_taken'
   | 'webhook_paused'
+  | 'idempotency_key_reused'
+  | 'idempotency_key_in_use'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -113,7 +115,7 @@ export class NotFoundError extends SiteHealthError {}
 export class MethodNotAllowedError extends SiteHealthError {}
 /** 408 `request_timeout`: the request did not arrive in time. */
 export class RequestTimeoutError extends SiteHealthError {}
-/** 409 `slug_taken` or `webhook_paused`. */
+/** 409 `slug_taken`, `webhook_paused`, `idempotency_key_reused` or `idempotency_key_in_use`. */
 export class ConflictError extends SiteHealthError {}
 /** 413 `payload_too_large`: the body is over 1 MiB. */
 export class PayloadTooLargeError extends SiteHealthError {}
@@ -182,6 +184,8 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   request_timeout: RequestTimeoutError,
   slug_taken: ConflictError,
   webhook_paused: ConflictError,
+  idempotency_key_reused: ConflictError,
+  idempotency_key_in_use: ConflictError,
   payload_too_large: PayloadTooLargeError,
   unsupported_media_type: UnsupportedMediaTypeError,
   rate_limited: RateLimitError,

@@ -18,18 +18,34 @@ export function authMiddleware(apiKey: string, userAgent: string): Middleware {
 
 /**
  * Requests that may be sent again without changing anything: the safe methods (GET, HEAD,
- * OPTIONS), and `POST /v1/deploys`, which is idempotent by the API's rule (the same workspace,
- * environment and commitSha update the deploy they recorded). Nothing else is retried: creating
- * a workspace or a webhook, testing or redelivering a webhook, an update (a rotated secret) or a
- * delete could otherwise happen twice, or answer a confusing 404 or 409 for a success.
+ * OPTIONS), and every POST, each sent with an `Idempotency-Key` (the caller's, or a new UUID for
+ * the call): the API answers a repeat with the first answer and does nothing again. Updates and
+ * deletes are not retried: a rotated secret or a delete could otherwise answer a confusing 404
+ * or 409 for a success.
  */
-const IDEMPOTENT_POSTS = new Set(['/v1/deploys']);
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function isRetryable(method: string, pathname: string): boolean {
+export function isRetryable(method: string): boolean {
   const m = method.toUpperCase();
-  if (SAFE_METHODS.has(m)) return true;
-  return m === 'POST' && IDEMPOTENT_POSTS.has(pathname.replace(/\/+$/, ''));
+  return SAFE_METHODS.has(m) || m === 'POST';
+}
+
+/** The request with an `Idempotency-Key`: the one it has, or a new one for this call (a POST). */
+export function withIdempotencyKey(request: Request): Request {
+  if (request.method.toUpperCase() !== 'POST' || request.headers.has('idempotency-key')) return request;
+  const headers = new Headers(request.headers);
+  headers.set('idempotency-key', globalThis.crypto.randomUUID());
+  return new Request(request, { headers });
+}
+
+/** A 409 saying the first request with this key is still running: worth waiting for. */
+async function stillRunning(response: Response): Promise<boolean> {
+  if (response.status !== 409) return false;
+  try {
+    return ((await response.clone().json()) as { code?: unknown }).code === 'idempotency_key_in_use';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -42,8 +58,6 @@ export function isRetryableStatus(status: number): boolean {
 
 export interface RetryOptions {
   fetch: FetchLike;
-  /** Pathname prefix of the base URL, stripped before matching `IDEMPOTENT_POSTS`. */
-  basePath: string;
   maxRetries: number;
   timeoutMs: number;
 }
@@ -69,10 +83,10 @@ export function backoffMs(retry: number, random: () => number = Math.random): nu
  * error).
  */
 export function retryingFetch(opts: RetryOptions): (input: Request) => Promise<Response> {
-  return async (request: Request) => {
+  return async (sent: Request) => {
+    const request = withIdempotencyKey(sent);
     const url = new URL(request.url);
-    const path = url.pathname.startsWith(opts.basePath) ? url.pathname.slice(opts.basePath.length) || '/' : url.pathname;
-    const retryable = isRetryable(request.method, path);
+    const retryable = isRetryable(request.method);
     const maxRetries = retryable ? Math.max(0, opts.maxRetries) : 0;
     for (let retry = 0; ; retry++) {
       const last = retry >= maxRetries;
@@ -94,7 +108,7 @@ export function retryingFetch(opts: RetryOptions): (input: Request) => Promise<R
           cause: err,
         });
       }
-      if (last || !isRetryableStatus(response.status)) return response;
+      if (last || !(isRetryableStatus(response.status) || (await stillRunning(response)))) return response;
       const hint = parseRetryAfter(response.headers.get('retry-after'));
       if (hint !== null && hint > MAX_RETRY_AFTER_SECONDS) return response;
       await response.body?.cancel().catch(() => undefined);

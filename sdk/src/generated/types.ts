@@ -1453,7 +1453,20 @@ export interface components {
         websiteUrl: string;
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /**
+         * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+         *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+         *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+         *     nothing. The same key with a different operation, path or body answers 409
+         *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+         *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+         *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+         *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+         *     Up to 255 printable ASCII characters.
+         */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -1734,7 +1747,20 @@ export interface operations {
     Deploys_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1796,6 +1822,15 @@ export interface operations {
             };
             /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken` or `webhook_paused`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2403,7 +2438,20 @@ export interface operations {
     Webhooks_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2465,6 +2513,15 @@ export interface operations {
             };
             /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken` or `webhook_paused`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3209,7 +3266,20 @@ export interface operations {
     Webhooks_redeliver: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: components["schemas"]["uuid"];
                 deliveryId: components["schemas"]["uuid"];
@@ -3277,7 +3347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken` or `webhook_paused`, as the operation describes. */
+            /** @description `slug_taken` or `webhook_paused`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3345,7 +3415,20 @@ export interface operations {
     Webhooks_test: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: components["schemas"]["uuid"];
             };
@@ -3405,6 +3488,15 @@ export interface operations {
             };
             /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken` or `webhook_paused`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3595,7 +3687,20 @@ export interface operations {
     Workspaces_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3673,7 +3778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken` or `webhook_paused`, as the operation describes. */
+            /** @description `slug_taken` or `webhook_paused`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;

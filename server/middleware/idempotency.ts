@@ -1,0 +1,58 @@
+import crypto from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type { ValidateFunction } from 'ajv';
+import type { Db } from '../../core/db/index.ts';
+import { claimKey, rememberAnswer, releaseKey, type IdempotentRequest } from '../../core/idempotency/index.ts';
+import { Conflict, ValidationFailed, nowMs } from '../../core/platform/index.ts';
+import { NO_BODY } from '../body.ts';
+import type { OperationState } from '../state.ts';
+
+/**
+ * A POST that declares the `Idempotency-Key` header (spec/common/errors.tsp `IdempotencyKey`):
+ * with the header, the first request runs and its successful answer is kept for 24 hours; a
+ * repeat gets that answer again (`Idempotent-Replayed: true`) and changes nothing. Runs after
+ * validation, so a request that could not run claims no key.
+ */
+export function idempotent(db: Db, valid: ValidateFunction) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const key = ctx.get('idempotency-key');
+    if (key === '') return next();
+    if (!valid(key)) {
+      throw new ValidationFailed('The Idempotency-Key header must be 1 to 255 printable ASCII characters.', [
+        { in: 'header', path: '/Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' },
+      ]);
+    }
+    const state = ctx.state as OperationState;
+    const body = state.bodyText === NO_BODY ? '' : state.bodyText;
+    const request: IdempotentRequest = {
+      apiKeyId: state.auth!.keyId,
+      key,
+      fingerprint: crypto.createHash('sha256').update(`${state.op.id}\n${ctx.path}\n${body}`).digest('hex'),
+      now: nowMs(),
+    };
+    const claim = await claimKey(db, request);
+    if (claim.kind === 'reused') {
+      throw new Conflict('idempotency_key_reused', 'This Idempotency-Key was sent with a different request in the last 24 hours: use a new key for a new request.');
+    }
+    if (claim.kind === 'in_use') {
+      throw new Conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still running: retry after it has finished.');
+    }
+    if (claim.kind === 'replay') {
+      ctx.status = claim.status;
+      ctx.set('Idempotent-Replayed', 'true');
+      if (claim.response !== '') {
+        ctx.type = 'application/json';
+        ctx.body = claim.response;
+      }
+      return;
+    }
+    try {
+      await next();
+    } catch (err) {
+      await releaseKey(db, request).catch(() => {});
+      throw err;
+    }
+    if (ctx.status >= 200 && ctx.status < 300) await rememberAnswer(db, request, ctx.status, typeof ctx.body === 'string' ? ctx.body : '');
+    else await releaseKey(db, request);
+  };
+}
