@@ -9,10 +9,12 @@ import { createDb, isDatabaseUnavailable, migrateLatest, type Db } from '../core
 import { UsageError, registerCommand, type RegisteredCommand } from './command.ts';
 import bootstrap from './commands/bootstrap.ts';
 import usersCreate from './commands/users-create.ts';
+import usersList from './commands/users-list.ts';
 import membersAdd from './commands/members-add.ts';
 import membersRemove from './commands/members-remove.ts';
 import keysCreate from './commands/keys-create.ts';
 import keysRevoke from './commands/keys-revoke.ts';
+import keysList from './commands/keys-list.ts';
 import accountsSetLimit from './commands/accounts-set-limit.ts';
 import { jobsCommands } from './commands/jobs.ts';
 import searchImport from './commands/search-import.ts';
@@ -23,10 +25,12 @@ import searchImport from './commands/search-import.ts';
 const COMMANDS: RegisteredCommand[] = [
   registerCommand(bootstrap),
   registerCommand(usersCreate),
+  registerCommand(usersList),
   registerCommand(membersAdd),
   registerCommand(membersRemove),
   registerCommand(keysCreate),
   registerCommand(keysRevoke),
+  registerCommand(keysList),
   registerCommand(accountsSetLimit),
   ...jobsCommands,
   registerCommand(searchImport),

@@ -90,6 +90,14 @@ export function positiveInt(flag: string, value: string): number {
   return n;
 }
 
+/** `--limit N` of a listing command: 1 to 1000, `fallback` when absent. */
+export function limitFlag(values: OptionValues, fallback: number): number {
+  const raw = optional(values, 'limit');
+  const limit = raw === undefined ? fallback : positiveInt('limit', raw);
+  if (limit > 1000) throw new UsageError(`--limit must be at most 1000, got ${limit}`);
+  return limit;
+}
+
 /** `label   value` lines for human output. */
 export function lines(rows: Array<[string, string]>): string {
   const width = Math.max(...rows.map(([k]) => k.length));

@@ -156,6 +156,14 @@ for (const engine of engines()) {
         assert.equal((await api.call('GET', '/v1/workspaces', { key: o.apiKey })).status, 200);
       });
 
+      it('a key sent as Authorization: Bearer gets a 401 that says where the key goes', async () => {
+        const o = await api.owner();
+        const res = await api.call('GET', '/v1/workspaces', { headers: { authorization: `Bearer ${o.apiKey}` } });
+        assertProblem(res, 401, 'unauthorized');
+        assert.match(res.body.detail, /X-API-Key header: the Authorization header is not read/);
+        assert.ok(!res.text.includes(o.apiKey), 'the key is not echoed');
+      });
+
       it('a revoked key is refused on its very next request, on every server instance', async () => {
         const o = await api.owner();
         // A second, independent instance (own connection pool) on the same database.

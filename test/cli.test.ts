@@ -62,7 +62,7 @@ describe('admin CLI: usage', () => {
       admin(url, 'members', '--help'),
     ]);
     for (const r of [global, command, group]) assert.equal(r.code, 0, r.stderr);
-    for (const name of ['bootstrap', 'users create', 'members add', 'members remove', 'keys create', 'keys revoke', 'accounts set-limit']) {
+    for (const name of ['bootstrap', 'users create', 'users list', 'members add', 'members remove', 'keys create', 'keys revoke', 'keys list', 'accounts set-limit']) {
       assert.ok(global.stdout.includes(name), name);
     }
     assert.match(command.stdout, /--scopes/);
@@ -225,6 +225,27 @@ for (const engine of engines()) {
       const row = await db('activity').where({ action: 'api_key.revoked', target_id: boundKey.id }).first();
       assert.equal(row.workspace_id, workspaceId);
       assert.equal(row.account_id, accountId);
+    });
+
+    test('users list and keys list find ids again, never a key\'s secret', async () => {
+      const users = (await adminJson(url, 'users', 'list', '--account', accountId)).users as Array<Record<string, unknown>>;
+      assert.ok(users.some((u) => u.id === ownerId && u.email === 'owner@example.com'));
+      for (const u of users) assert.deepEqual(keysOf(u), ['accountId', 'createdAt', 'email', 'id']);
+      const byEmail = (await adminJson(url, 'users', 'list', '--email', 'OWNER@example.com')).users as Array<Record<string, unknown>>;
+      assert.deepEqual(byEmail.map((u) => u.id), [ownerId]);
+
+      const listed = await admin(url, 'keys', 'list', '--account', accountId, '--json');
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.ok(!listed.stdout.includes(bootstrapKey) && !listed.stdout.includes(boundKey.apiKey), 'no secret is printed');
+      const keys = (JSON.parse(listed.stdout) as { keys: Array<Record<string, unknown>> }).keys;
+      const revoked = keys.find((k) => k.id === boundKey.id)!;
+      assert.match(String(revoked.revokedAt), ISO_MS);
+      assert.equal(revoked.workspaceId, workspaceId);
+      assert.equal(revoked.hint, boundKey.apiKey.slice(0, String(revoked.hint).length));
+      assert.deepEqual(keysOf(revoked), ['createdAt', 'hint', 'id', 'lastUsedAt', 'name', 'revokedAt', 'scopes', 'userId', 'workspaceId']);
+      const both = await admin(url, 'keys', 'list', '--user', ownerId, '--account', accountId);
+      assert.equal(both.code, 1);
+      assert.match(both.stderr, /--user or --account, not both/);
     });
 
     test('members remove writes member.left', async () => {

@@ -1,7 +1,7 @@
 // Operator commands for the jobs table: `jobs stats`, `jobs list`, `jobs retry`.
 import { jobStats, listJobs, retryJob, type JobView, JOB_KINDS, JOB_STATES, isJobKind, isJobState } from '../../core/jobs/index.ts';
 import { Conflict, NotFound } from '../../core/platform/index.ts';
-import { defineCommand, lines, optional, positiveInt, registerCommand, required, uuid, UsageError, type RegisteredCommand } from '../command.ts';
+import { defineCommand, lines, optional, limitFlag, registerCommand, required, uuid, UsageError, type RegisteredCommand } from '../command.ts';
 
 function jobLine(j: JobView): string {
   const err = j.lastError ? `  ${j.lastError.split('\n')[0].slice(0, 100)}` : '';
@@ -55,9 +55,7 @@ leaseExpiresAt, lastError, dedupeKey, createdAt, updatedAt, startedAt, finishedA
     }
     const kind = optional(values, 'kind');
     if (kind !== undefined && !isJobKind(kind)) throw new UsageError(`--kind must be one of ${JOB_KINDS.join(', ')}, got "${kind}"`);
-    const rawLimit = optional(values, 'limit');
-    const limit = rawLimit === undefined ? 50 : positiveInt('limit', rawLimit);
-    if (limit > 1000) throw new UsageError(`--limit must be at most 1000, got ${limit}`);
+    const limit = limitFlag(values, 50);
     return { state, kind, limit };
   },
   async run(db, input) {

@@ -126,3 +126,34 @@ export async function revokeBoundKeysOf(db: DbOrTrx, f: { userId: string; worksp
   for (const key of keys) if ((await revokeRow(db, key, f.actor, f.accountId)) !== null) revoked.push(key.id);
   return revoked;
 }
+
+export interface ApiKeyView {
+  id: string;
+  userId: string;
+  name: string | null;
+  /** `sh_` and the key's first characters: enough to recognise it, never enough to use it. */
+  hint: string;
+  scopes: Scope[];
+  workspaceId: string | null;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+/** API keys, newest first, never their secret: of one user, or of every user of an account (operator CLI). */
+export async function listApiKeys(db: DbOrTrx, f: { userId?: string; accountId?: string; limit: number }): Promise<ApiKeyView[]> {
+  const q = ApiKey.query(db).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(f.limit);
+  if (f.userId !== undefined) q.where({ user_id: f.userId });
+  if (f.accountId !== undefined) q.whereIn('user_id', User.query(db).select('id').where({ account_id: f.accountId }));
+  return (await q).map((k) => ({
+    id: k.id,
+    userId: k.user_id,
+    name: k.name,
+    hint: k.key_hint,
+    scopes: parseScopes(k.scopes),
+    workspaceId: k.workspace_id,
+    createdAt: Number(k.created_at),
+    lastUsedAt: k.last_used_at === null ? null : Number(k.last_used_at),
+    revokedAt: k.revoked_at === null ? null : Number(k.revoked_at),
+  }));
+}

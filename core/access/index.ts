@@ -1,10 +1,10 @@
 // Access: accounts, users, memberships and roles, API keys (format, creation, revocation,
 // authentication) and who may see which workspace.
 export { DEFAULT_WORKSPACE_LIMIT, createAccount, getAccount, setWorkspaceLimit, type AccountInfo } from './accounts.ts';
-export { createUser, isEmail, normalizeEmail } from './users.ts';
+export { createUser, isEmail, listUsers, normalizeEmail, type UserView } from './users.ts';
 export { ROLES, isRole, roleAtLeast, type Role } from './roles.ts';
 export { addMember, removeMember, roleIn, type MemberChange } from './memberships.ts';
-export { createApiKey, revokeApiKey, parseScopes, type CreatedApiKey } from './api-keys.ts';
+export { createApiKey, revokeApiKey, listApiKeys, parseScopes, type CreatedApiKey, type ApiKeyView } from './api-keys.ts';
 export { SCOPES, isScope, looksLikeKey, generateKey, hashKey, keyHint, KEY_PREFIX, KEY_LENGTH, crc32, type Scope } from './key-format.ts';
 export {
   authenticateKey,

@@ -45,3 +45,18 @@ export async function createUser(db: DbOrTrx, email: string, accountId?: string 
     return { userId, accountId: account, email: normalized };
   });
 }
+
+export interface UserView {
+  id: string;
+  accountId: string;
+  email: string;
+  createdAt: number;
+}
+
+/** Users, oldest first: of one account, or with one email, or all of them (operator CLI). */
+export async function listUsers(db: DbOrTrx, f: { accountId?: string; email?: string; limit: number }): Promise<UserView[]> {
+  const q = User.query(db).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(f.limit);
+  if (f.accountId !== undefined) q.where({ account_id: f.accountId });
+  if (f.email !== undefined) q.where({ email: normalizeEmail(f.email) });
+  return (await q).map((u) => ({ id: u.id, accountId: u.account_id, email: u.email, createdAt: Number(u.created_at) }));
+}

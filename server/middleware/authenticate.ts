@@ -8,10 +8,12 @@ import { problem, sendProblem } from '../problem.ts';
 import type { OperationState } from '../state.ts';
 
 const UNAUTHORIZED = problem(401, 'unauthorized', 'Unauthorized', 'Send a valid API key in the X-API-Key header.');
+// The usual mistake, named: the key sent the way other APIs take theirs.
+const AUTHORIZATION_SENT = problem(401, 'unauthorized', 'Unauthorized', 'Send the API key in the X-API-Key header: the Authorization header is not read.');
 
 /** A key that cannot be one (wrong shape or checksum) is refused before anything is read. */
 export async function requireKeyShape(ctx: Context, next: Next): Promise<void> {
-  if (!looksLikeKey(ctx.get('x-api-key'))) return sendProblem(ctx, UNAUTHORIZED);
+  if (!looksLikeKey(ctx.get('x-api-key'))) return sendProblem(ctx, ctx.get('x-api-key') === '' && ctx.get('authorization') !== '' ? AUTHORIZATION_SENT : UNAUTHORIZED);
   await next();
 }
 
