@@ -389,15 +389,26 @@ describe('sitehealth deploy: what it reads and what it sends', () => {
 });
 
 describe('sitehealth deploy: exit codes and what it prints', () => {
-  it('a recording failure exits 3 with the API\'s reason; the key is never printed, even when echoed', async () => {
+  it('the API refusing the pipeline\'s settings exits 2, an API that cannot serve exits 3; --json says so; the key is never printed, even when echoed', async () => {
     const { r, head } = astroSite();
     const refused = await fakeApi({ record: { status: 400, body: problem(400, 'validation_failed', { detail: `bad key ${KEY} in body`, errors: [{ in: 'body', path: '/ref', message: 'too long' }] }) } });
+    const wrongKey = await fakeApi({ record: { status: 401, body: problem(401, 'unauthorized') } });
+    const noWorkspace = await fakeApi({ record: { status: 404, body: problem(404, 'not_found') } });
     const down = await fakeApi({ record: { status: 503, body: problem(503, 'service_unavailable'), headers: { 'retry-after': '0' } } });
     try {
-      const a = await sitehealth(['deploy', '--url', refused.url], { cwd: r.dir, env: { SITEHEALTH_API_KEY: KEY } });
-      assert.equal(a.code, 3, show(a));
-      assert.match(a.stderr, /recording the deploy failed: .*400 validation_failed.*\[request req-1\]/);
+      const a = await sitehealth(['deploy', '--url', refused.url, '--json'], { cwd: r.dir, env: { SITEHEALTH_API_KEY: KEY } });
+      assert.equal(a.code, 2, show(a));
+      assert.match(a.stderr, /400 validation_failed.*\[request req-1\]; nothing was recorded/);
       assert.match(a.stderr, /bad key \[redacted\] in body/, 'the echoed key is redacted');
+      assert.deepEqual({ ...JSON.parse(a.stdout), error: undefined }, { outcome: 'error', exitCode: 2, error: undefined });
+      assert.equal(JSON.parse(a.stdout).error.code, 'validation_failed');
+
+      const k = await sitehealth(['deploy', '--url', wrongKey.url], { cwd: r.dir, env: { SITEHEALTH_API_KEY: KEY, SITEHEALTH_COMMIT: head } });
+      assert.equal(k.code, 2, show(k));
+      assert.match(k.stderr, /the API key was not accepted/);
+      const w = await sitehealth(['deploy', '--url', noWorkspace.url, '--workspace', WS], { cwd: r.dir, env: { SITEHEALTH_API_KEY: KEY, SITEHEALTH_COMMIT: head } });
+      assert.equal(w.code, 2, show(w));
+      assert.match(w.stderr, new RegExp(`workspace ${WS} does not exist or this key cannot see it`));
 
       const b = await sitehealth(['deploy', '--url', down.url], { cwd: r.dir, env: { SITEHEALTH_API_KEY: KEY, SITEHEALTH_COMMIT: head } });
       assert.equal(b.code, 3, show(b));
@@ -408,7 +419,27 @@ describe('sitehealth deploy: exit codes and what it prints', () => {
       assert.match(nowhere.stderr, /connection_error/);
     } finally {
       await refused.close();
+      await wrongKey.close();
+      await noWorkspace.close();
       await down.close();
+    }
+  });
+
+  it('a bad --deployed-at and a --base the clone lacks exit 2 before anything is sent, in a dry run too', async () => {
+    const { r } = astroSite();
+    const api = await fakeApi();
+    try {
+      for (const args of [['--deployed-at', 'yesterday'], ['--deployed-at', '2026-11-21T10:00:00'], ['--base', 'no-such-branch']]) {
+        for (const dry of [[], ['--dry-run']]) {
+          const res = await sitehealth(['deploy', '--url', api.url, ...args, ...dry, '--json'], { cwd: r.dir, env: { SITEHEALTH_API_KEY: KEY } });
+          assert.equal(res.code, 2, `${args.join(' ')} ${dry.join(' ')}: ${show(res)}`);
+          assert.match(res.stderr, args[0] === '--base' ? /base "no-such-branch" \(--base\) is not a commit/ : /--deployed-at\) must be an ISO 8601 date-time with an offset/);
+          assert.equal(JSON.parse(res.stdout).outcome, 'error');
+        }
+      }
+      assert.equal(api.posts().length, 0, 'nothing was sent');
+    } finally {
+      await api.close();
     }
   });
 

@@ -262,6 +262,9 @@ export interface RecordDeployResult {
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
+/** What the API accepts as `deployedAt`: RFC 3339, a `Z` or `+hh:mm` offset required. */
+const OFFSET_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+
 /**
  * Makes sure the key can read deploys back (the `search` scope) before anything is recorded,
  * with a read that changes nothing. With a workspace: `GET /v1/deploys?workspace_id=W&limit=1`
@@ -352,16 +355,28 @@ export async function recordDeploy(options: RecordDeployOptions = {}): Promise<R
     totalFiles = changes.length;
     if (changes.length > MAX_CHANGES) warn(`${changes.length} changed files given; kept the first ${MAX_CHANGES} (the most a deploy may list)`);
   } else {
+    let found: Awaited<ReturnType<typeof changesFromGit>> | null = null;
     try {
-      const found = await changesFromGit({ cwd, base: ci.base, head: ci.commit });
-      for (const w of found.warnings) warn(w);
-      totalFiles = found.totalFiles;
-      baseMissing = found.baseMissing;
-      if (!found.baseMissing) changes = found.changes;
+      found = await changesFromGit({ cwd, base: ci.base, head: ci.commit });
     } catch (err) {
       baseMissing = true;
       warn(`could not read the changes from git (${(err as Error).message}): recording the deploy without changes`);
     }
+    // A base someone named (a flag, SITEHEALTH_BASE) that the clone lacks is a typo or a missing
+    // fetch, not a shallow checkout to live with: said before anything is sent.
+    if (found?.baseMissing && (ci.baseSource === 'option' || ci.baseSource === 'SITEHEALTH_BASE')) {
+      throw new DeployConfigError(`base ${JSON.stringify(ci.base)} (${ci.baseSource === 'option' ? '--base' : 'SITEHEALTH_BASE'}) is not a commit of the repository in ${cwd}; nothing was recorded`);
+    }
+    if (found) {
+      for (const w of found.warnings) warn(w);
+      totalFiles = found.totalFiles;
+      baseMissing = found.baseMissing;
+      if (!found.baseMissing) changes = found.changes;
+    }
+  }
+
+  if (typeof options.deployedAt === 'string' && !OFFSET_DATE_TIME.test(options.deployedAt.trim())) {
+    throw new DeployConfigError(`deployedAt (--deployed-at) must be an ISO 8601 date-time with an offset, e.g. 2026-11-21T10:00:00Z, got ${JSON.stringify(options.deployedAt)}`);
   }
 
   let body: DeployCreate;
@@ -417,7 +432,18 @@ export async function recordDeploy(options: RecordDeployOptions = {}): Promise<R
   }
   if (wait) await checkSearchScope(client, body.workspaceId);
 
-  const deploy = await client.deploys.create(body);
+  let deploy: Deploy;
+  try {
+    deploy = await client.deploys.create(body);
+  } catch (err) {
+    // What the API refuses for the pipeline's own settings (the key, the workspace, a value) is a
+    // configuration error, not an outage: the same run would fail again.
+    if (err instanceof SiteHealthError && [400, 401, 403, 404].includes(err.status)) {
+      const why = err.status === 401 ? `the API key was not accepted (${err.message})` : err.status === 404 ? `workspace ${body.workspaceId ?? "of the key's binding"} does not exist or this key cannot see it` : err.message;
+      throw new DeployConfigError(`${why}; nothing was recorded`, { cause: err });
+    }
+    throw err;
+  }
   result.deploy = deploy;
   result.outcome = 'recorded';
   options.onProgress?.({ type: 'recorded', deploy });

@@ -31,9 +31,9 @@ export const EXIT_CODES = {
   ok: 0,
   /** An unexpected failure (a bug, Node, `npx`): never a verdict on the deploy. */
   unexpected: 1,
-  /** Bad usage or configuration: a flag, no key, no commit, --wait on a non-production deploy, a key without `search`. Nothing was recorded. */
+  /** Bad usage or configuration, found before or by the API: a flag, a date, a base the clone lacks, no key or a key the API refuses, a workspace it cannot see, a value it rejects, --wait on a named non-production deploy, a key without `search`. Nothing was recorded. */
   usage: 2,
-  /** Recording failed: the API refused the deploy or could not be reached (after retries). */
+  /** Recording failed: the API could not be reached or could not serve (after retries). */
   recordFailed: 3,
   /** --wait: the site check did not finish within --timeout. The deploy is recorded. */
   timeout: 4,
@@ -109,8 +109,9 @@ Environment:
 
 Exit codes:
   0  recorded (with --wait: the check finished; nothing reached --fail-on); a dry run; skipped
-  2  usage or configuration error; nothing was recorded
-  3  recording failed (the API refused it or could not be reached)
+  2  usage or configuration error (a flag, a date, an unknown --base, the key, the
+     workspace, a value the API refuses); nothing was recorded
+  3  recording failed: the API could not be reached or could not serve (after retries)
   4  --wait: the site check did not finish within --timeout
   5  --fail-on: findings at or above that severity appeared, or, for a first check with
      nothing to compare with, issues at or above it
@@ -146,6 +147,12 @@ function describeChanges(p: Prepared): string {
 
 async function deployAction(flags: DeployFlags, io: CliIO, out: Out): Promise<number> {
   const env = io.env;
+  /** A failure before a verdict: one line on stderr and, with --json, one JSON object on stdout. */
+  const fail = (exitCode: number, message: string, code?: string): number => {
+    out.err(`sitehealth: ${message}`);
+    if (flags.json) out.raw(`${JSON.stringify({ outcome: 'error', exitCode, error: { message, code: code ?? null } })}\n`);
+    return exitCode;
+  };
   if (flags.timeout !== undefined && !flags.wait) out.err('warning: --timeout applies only with --wait; ignored');
   let changedPaths: string[] | undefined;
   if (flags.changedFilesFrom !== undefined) {
@@ -153,8 +160,7 @@ async function deployAction(flags: DeployFlags, io: CliIO, out: Out): Promise<nu
     try {
       changedPaths = readFileSync(from === '-' ? 0 : path.resolve(io.cwd, from), 'utf8').split(/\r?\n/);
     } catch (err) {
-      out.err(`sitehealth: cannot read ${from}: ${(err as Error).message}`);
-      return EXIT_CODES.usage;
+      return fail(EXIT_CODES.usage, `cannot read ${from}: ${(err as Error).message}`);
     }
   }
 
@@ -211,13 +217,10 @@ async function deployAction(flags: DeployFlags, io: CliIO, out: Out): Promise<nu
   } catch (err) {
     progress.stop();
     if (err instanceof DeployConfigError) {
-      out.err(`sitehealth: ${err.message}`);
-      return EXIT_CODES.usage;
+      const api = err.cause instanceof SiteHealthError ? err.cause.code : undefined;
+      return fail(EXIT_CODES.usage, err.message, api ?? 'configuration');
     }
-    if (err instanceof SiteHealthError) {
-      out.err(`sitehealth: recording the deploy failed: ${err.message}`);
-      return EXIT_CODES.recordFailed;
-    }
+    if (err instanceof SiteHealthError) return fail(EXIT_CODES.recordFailed, `recording the deploy failed: ${err.message}`, err.code);
     throw err;
   }
   progress.stop();
