@@ -121,6 +121,11 @@ export async function updateWebhook(
 
 export async function deleteWebhook(db: DbOrTrx, id: string): Promise<void> {
   await withTransaction(db, async (trx) => {
+    // The webhook's messages are locked before the webhook itself, in the order an attempt's
+    // bookkeeping locks them (its message, then the webhook by the delivery's foreign key), so
+    // a delete racing tests and redeliveries waits for them instead of deadlocking with them
+    // (PostgreSQL; SQLite writes one transaction at a time).
+    if (isPostgres(trx)) await WebhookMessage.query(trx).where({ webhook_id: id }).orderBy('id').select('id').forUpdate();
     await cancelPendingDeliveries(trx, id);
     const n = await Webhook.query(trx).deleteById(id);
     if (n === 0) throw new NotFound();
