@@ -311,6 +311,9 @@ for (const engine of engines()) {
         { q: 'x'.repeat(201) },
         { before: 'not-a-uuid' },
         { before: crypto.randomUUID() }, // a v4 id is no log row
+        { cursor: 'not-a-cursor' },
+        { cursor: '' },
+        { before: '01900000-0000-7000-8000-000000000001', cursor: Buffer.from(`1.${crypto.randomUUID()}`).toString('base64url') },
         { workspace_id: 'nope' },
         { unknown: 1 },
       ] as Array<Record<string, string | number>>) {
@@ -420,7 +423,9 @@ for (const engine of engines()) {
             errors: want.errors,
             buckets: want.buckets,
             has_more: want.total > limit,
+            next_cursor: want.total > limit ? res.body.meta.next_cursor : null,
           });
+          if (want.total > limit) assert.equal(typeof res.body.meta.next_cursor, 'string');
           assert.deepEqual(
             res.body.data.map((r: any) => r.id),
             want.match.slice(0, limit).map((r) => r.id),
@@ -466,7 +471,7 @@ for (const engine of engines()) {
       });
     });
 
-    it('pages with `before` without missing or repeating a row while rows are added', async () => {
+    for (const how of ['before', 'cursor'] as const) it(`pages with \`${how}\` without missing or repeating a row while rows are added`, async () => {
       const o = await api.owner();
       const now = Date.now();
       const original = seedEntries(o.workspaceId, 60, now - 1000, 7, 5 * DAY_MS);
@@ -474,18 +479,21 @@ for (const engine of engines()) {
       const originalIds = new Set((await storedRows(api, o.workspaceId)).map((r) => r.id));
       const seen: string[] = [];
       let before: string | undefined;
+      let next: string | undefined;
       let added = 0;
       const olderAdded: string[] = [];
       for (let page = 0; page < 50; page++) {
-        const res = await logs(o.apiKey, { workspace_id: o.workspaceId, limit: 7, before });
+        const res = await logs(o.apiKey, { workspace_id: o.workspaceId, limit: 7, ...(how === 'before' ? { before } : { cursor: next }) });
         assert.equal(res.status, 200);
         const ids = res.body.data.map((r: any) => r.id) as string[];
         seen.push(...ids);
         // Every page's meta counts the whole window, not the page.
         assert.equal(res.body.meta.total, originalIds.size + added);
+        assert.equal(res.body.meta.next_cursor === null, !res.body.meta.has_more);
         if (!res.body.meta.has_more) break;
         assert.equal(ids.length, 7);
         before = ids[ids.length - 1];
+        next = res.body.meta.next_cursor;
         // Between page reads: newer requests arrive, and one row older than the cursor.
         const last = res.body.data[res.body.data.length - 1];
         const written = await writeRequestLogs(api.db, [

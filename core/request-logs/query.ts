@@ -1,6 +1,6 @@
 import { raw, type QueryBuilder, type Model } from 'objection';
-import { RequestLog, RequestLogHourly, RequestLogRollup, type DbOrTrx } from '../db/index.ts';
-import { ValidationFailed, toIso } from '../platform/index.ts';
+import { RequestLog, RequestLogHourly, RequestLogRollup, afterKeyset, type DbOrTrx } from '../db/index.ts';
+import { ValidationFailed, decodeCursor, encodeCursor, toIso } from '../platform/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { DAY_MS, ERROR_STATUS, HOUR_MS, requestLogToApi } from './types.ts';
 
@@ -28,6 +28,8 @@ export interface LogQuery extends LogFilters {
   limit: number;
   /** Id of a log row: only rows older than it. */
   before?: string;
+  /** A `meta.next_cursor` (core/platform/cursor.ts), instead of `before`. */
+  cursor?: string;
   now: number;
 }
 
@@ -42,6 +44,7 @@ export interface LogMeta {
   errors: number;
   buckets: LogBucket[];
   has_more: boolean;
+  next_cursor: string | null;
 }
 
 export interface LogWindow {
@@ -144,7 +147,7 @@ async function metaFromRows(db: DbOrTrx, f: LogFilters, w: LogWindow): Promise<A
 }
 
 /** Totals, errors and every bucket of the window (empty ones too), oldest first. */
-export async function logMeta(db: DbOrTrx, f: LogFilters, w: LogWindow): Promise<Omit<LogMeta, 'has_more'>> {
+export async function logMeta(db: DbOrTrx, f: LogFilters, w: LogWindow): Promise<Omit<LogMeta, 'has_more' | 'next_cursor'>> {
   const counts = f.q
     ? await metaFromRows(db, f, w)
     : f.method || f.statusCode !== undefined || f.route
@@ -175,14 +178,20 @@ export async function listRequestLogs(db: DbOrTrx, query: LogQuery): Promise<{ d
     ])
     .limit(query.limit + 1);
   applyRowFilters(page, query, w);
-  if (query.before) {
+  if (query.before && query.cursor) {
+    throw new ValidationFailed('Give before or cursor, not both.', [{ in: 'query', path: '/cursor', message: 'cannot be combined with before' }]);
+  }
+  if (query.cursor) afterKeyset(page, 'created_at', decodeCursor(query.cursor, 'this list'));
+  else if (query.before) {
     const c = await cursorOf(db, query.workspaceId, query.before);
-    // (created_at, id) < (c.createdAt, c.id), written so created_at bounds the index range.
-    page
-      .where('created_at', '<=', c.createdAt)
-      .where((k) => k.where('created_at', '<', c.createdAt).orWhere('id', '<', c.id));
+    afterKeyset(page, 'created_at', { at: c.createdAt, id: c.id });
   }
   const [rows, meta] = await Promise.all([page, logMeta(db, query, w)]);
   const hasMore = rows.length > query.limit;
-  return { data: (hasMore ? rows.slice(0, query.limit) : rows).map(requestLogToApi), meta: { ...meta, has_more: hasMore } };
+  const data = hasMore ? rows.slice(0, query.limit) : rows;
+  const last = data[data.length - 1];
+  return {
+    data: data.map(requestLogToApi),
+    meta: { ...meta, has_more: hasMore, next_cursor: hasMore ? encodeCursor({ at: Number(last.created_at), id: last.id }) : null },
+  };
 }

@@ -14,6 +14,7 @@ export const list: Handler<'Logs_list'> = async ({ db, access, query }) => {
     q: query.q,
     limit: query.limit,
     before: query.before,
+    cursor: query.cursor,
     now: nowMs(),
   });
   return { status: 200, body };

@@ -894,6 +894,8 @@ export interface components {
             buckets: components["schemas"]["LogBucket"][];
             /** @description Whether older rows match beyond this page (pass the last row's `id` as `before`). */
             has_more: boolean;
+            /** @description The common cursor of every list (see `PageMeta`): pass it as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
         };
         /** @description One API request against a workspace. Never contains an API key or a secret. */
         LogRow: {
@@ -2059,6 +2061,8 @@ export interface operations {
                 limit?: number;
                 /** @description Cursor: only rows older than the row with this id (the last `id` of the previous page). It does not change `meta`. Log ids are UUID v7 and carry their time, so an id still works after its row is pruned; a UUID of another version that names no row here is 400. */
                 before?: components["schemas"]["uuid"];
+                /** @description The `meta.next_cursor` of the previous page, as every list takes it (see `PageMeta`); instead of `before`. */
+                cursor?: string;
             };
             header?: never;
             path?: never;
