@@ -56,6 +56,12 @@ for (const engine of engines()) {
         }
         await bad({ url: 'http://hooks.example.com/h' }, '/url');
         await bad({ url: 'ftp://hooks.example.com/h' }, '/url');
+        // The rule in words, as the document states it, never a regular expression.
+        const http = await create({ url: 'http://hooks.example.com/h' });
+        assert.deepEqual(http.body.errors, [{ in: 'body', path: '/url', message: 'must be an https URL, such as https://hooks.example.com/sitehealth' }]);
+        assert.equal(http.body.detail, 'body /url must be an https URL, such as https://hooks.example.com/sitehealth');
+        const header = await create({ headers: { 'X Bad': 'v' } });
+        assert.deepEqual(header.body.errors.map((e: { message: string }) => e.message), ['name must be 1 to 64 letters, digits or -']);
       });
 
       it('every bound at and just past its limit', async () => {

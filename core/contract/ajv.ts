@@ -44,7 +44,9 @@ export interface AjvOptions {
 
 export function createAjv(opts: AjvOptions = {}, doc: OpenApiDocument = loadDocument()): Ajv2020 {
   // strict off: the document carries OpenAPI-only keywords (example, x-*) that are not JSON Schema.
-  const ajv = new Ajv2020({ strict: false, allErrors: true, useDefaults: opts.useDefaults ?? false, coerceTypes: opts.coerceTypes ?? false });
+  // verbose: a failed keyword's error carries its schema, where a pattern's rule in words is
+  // (`x-pattern-rule`, spec/).
+  const ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, useDefaults: opts.useDefaults ?? false, coerceTypes: opts.coerceTypes ?? false });
   addFormats(ajv);
   // ajv-formats' uuid also takes `urn:uuid:...` and any variant bits; an id that passes
   // validation must be one the domain layer (isUuid) and the database accept, or a malformed

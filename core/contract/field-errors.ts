@@ -26,9 +26,12 @@ function messageOf(e: ErrorObject): string {
       return 'is not allowed';
     case 'enum':
       return `must be one of: ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
-    case 'pattern':
-      if (e.propertyName !== undefined) return `name must match the pattern ${(e.params as { pattern: string }).pattern}`;
-      return `must match the pattern ${(e.params as { pattern: string }).pattern}`;
+    case 'pattern': {
+      // The rule in words, as the document states it next to the pattern (spec/: x-pattern-rule).
+      const rule = (e.parentSchema as { 'x-pattern-rule'?: unknown } | undefined)?.['x-pattern-rule'];
+      const message = typeof rule === 'string' ? rule : `must match the pattern ${(e.params as { pattern: string }).pattern}`;
+      return e.propertyName !== undefined ? `name ${message}` : message;
+    }
     case 'not':
       // Sealed models reject unknown properties with `unevaluatedProperties: { not: {} }`,
       // which ajv reports as a failed `not` at the property itself.
