@@ -726,6 +726,37 @@ for (const engine of engines()) describe(`sitehealth deploy --wait --fail-on aga
     assert.notEqual((await deployOf(down, c2)).baseline, null, 'the second check had a baseline');
   });
 
+  it('doctor checks the key, its scopes, the workspace and the git state, and records nothing', async () => {
+    const r = repo();
+    const c0 = r.commit('one', { 'index.html': lines('<title>One</title>') });
+    r.commit('two', { 'index.html': lines('<title>Two</title>') });
+    const before = (await api.call('GET', '/v1/deploys', { key, query: { workspace_id: workspaceId } })).body.data.length;
+    const env = { SITEHEALTH_API_KEY: key, SITEHEALTH_URL: api.url, SITEHEALTH_WORKSPACE_ID: workspaceId };
+    const good = await sitehealth(['doctor'], { cwd: r.dir, env });
+    assert.equal(good.code, 0, show(good));
+    assert.match(good.stdout, /^ok {3}key: accepted by .*, with the deploys scope$/m);
+    assert.match(good.stdout, /^ok {3}search scope: present/m);
+    assert.match(good.stdout, new RegExp(`^ok {3}workspace: ${workspaceId} is visible to the key$`, 'm'));
+    assert.match(good.stdout, new RegExp(`^ok {3}git: local: commit [0-9a-f]{12} on main, environment production; compared with ${c0.slice(0, 12)} \\(parent\\)$`, 'm'));
+
+    const json = await sitehealth(['doctor', '--json', '--base', 'no-such-branch'], { cwd: r.dir, env: { ...env, SITEHEALTH_API_KEY: deploysOnlyKey } });
+    noKey(json, deploysOnlyKey);
+    assert.equal(json.code, 2, show(json));
+    const report = JSON.parse(json.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean; detail: string }> };
+    assert.equal(report.ok, false);
+    assert.deepEqual(report.checks.map((c) => [c.name, c.ok]), [['key', true], ['search scope', false], ['git', false]]);
+    assert.match(report.checks[1].detail, /`search` scope/);
+    assert.match(report.checks[2].detail, /base no-such-branch \(option\) is not in this clone/);
+
+    const wrong = await sitehealth(['doctor'], { cwd: r.dir, env: { ...env, SITEHEALTH_API_KEY: `sh_${'x'.repeat(40)}` } });
+    assert.equal(wrong.code, 2, show(wrong));
+    assert.match(wrong.stdout, /^FAIL key: not accepted by .* \(401\)/m);
+    const hidden = await sitehealth(['doctor', '--workspace', crypto.randomUUID()], { cwd: r.dir, env });
+    assert.equal(hidden.code, 2, show(hidden));
+    assert.match(hidden.stdout, /^FAIL workspace: workspace .* does not exist or this key cannot see it/m);
+    assert.equal((await api.call('GET', '/v1/deploys', { key, query: { workspace_id: workspaceId } })).body.data.length, before, 'nothing was recorded');
+  });
+
   it('a key without the search scope is told so before anything is recorded', async () => {
     const r = repo();
     r.commit('one', { 'index.html': lines('<title>One</title>') });

@@ -18,6 +18,7 @@ import { MAX_CHANGES, MAX_SIGNALS_PER_CHANGE } from '../limits.js';
 import type { Severity } from '../types.js';
 import { VERSION } from '../version.js';
 import { formatFindings } from './format.js';
+import { doctorAction, type DoctorFlags } from './doctor.js';
 import { Progress, formatDuration, makeOut, type CliIO, type Out } from './output.js';
 
 export type { CliIO } from './output.js';
@@ -314,6 +315,18 @@ function buildProgram(io: CliIO, out: Out, setCode: (code: number) => void): Com
     .addHelpText('after', DEPLOY_HELP)
     .action(async (flags: DeployFlags) => {
       setCode(await deployAction(flags, io, out));
+    });
+
+  program
+    .command('doctor')
+    .description('Check the key, its scopes, the workspace and the git state in one go; records nothing. Exit 0 when all is well, 2 otherwise.')
+    .option('-w, --workspace <id>', 'the workspace (default: SITEHEALTH_WORKSPACE_ID)')
+    .option('--url <url>', `the API's base URL (default: SITEHEALTH_URL, else ${DEFAULT_BASE_URL})`)
+    .option('-C, --cwd <dir>', 'the repository (default: the current folder)')
+    .option('--base <rev>', 'the commit deploys will be compared with (default: as `deploy` detects it)')
+    .option('--json', 'print {ok, checks: [{name, ok, detail}]} on stdout')
+    .action(async (flags: DoctorFlags) => {
+      setCode(await doctorAction(flags, io, out));
     });
 
   return program;
