@@ -4,7 +4,7 @@ export { withTransaction, withGroupedTransaction } from './transaction.ts';
 export { isDatabaseUnavailable, isRetryableConflict } from './unavailable.ts';
 export { migrateLatest } from './migrate.ts';
 export { runSql, type RunOptions } from './statements.ts';
-export { withConnection, connectionOf, afterCommit, poolOf } from './knex-adapter.ts';
+export { withConnection, connectionOf, afterCommit, poolOf, missingKnexInternals, INSTALLED_KNEX_VERSION } from './knex-adapter.ts';
 export { StatementBatcher, type BatchOptions } from './batch.ts';
 export { runPlan, runPlansOnPostgres, type PlanShape, type PlanStep, type PlanRows, type PlannedRow, type Inserted } from './write-plan.ts';
 export { applyRetention, DAY_MS, HOUR_MS, type RetentionRule, type RetentionResult } from './retention.ts';

@@ -109,6 +109,29 @@ interface KnexSqliteClient {
 // knex's dialect classes are CommonJS and untyped.
 const BetterSqlite3Client = require('knex/lib/dialects/better-sqlite3/index.js') as new (config: unknown) => KnexSqliteClient;
 
+/** The knex installed: package.json pins one exact version, as this file relies on its internals. */
+export const INSTALLED_KNEX_VERSION = (require('knex/package.json') as { version: string }).version;
+
+/** The private methods this file relies on, each `[owner, method]`. */
+const RELIED_ON: Array<[string, object, string]> = [
+  ['better-sqlite3 dialect', BetterSqlite3Client.prototype, 'destroy'],
+  ['better-sqlite3 dialect', BetterSqlite3Client.prototype, 'acquireRawConnection'],
+  ['better-sqlite3 dialect', BetterSqlite3Client.prototype, '_query'],
+  ['client', Object.getPrototypeOf(BetterSqlite3Client.prototype) as object, 'acquireConnection'],
+  ['client', Object.getPrototypeOf(BetterSqlite3Client.prototype) as object, 'releaseConnection'],
+];
+
+/**
+ * The private parts of knex this file uses that the installed knex lacks: empty unless an
+ * upgrade moved or renamed one (test/knex-internals.test.ts asserts it is empty).
+ */
+export function missingKnexInternals(): string[] {
+  return RELIED_ON.filter(([, proto, method]) => typeof (proto as Record<string, unknown>)[method] !== 'function').map(([owner, , method]) => `${owner}.${method}`);
+}
+
+/** A Knex client class, as knex's `client` option takes one. */
+export type KnexClientClass = typeof Knex.Client;
+
 export interface SqliteDialectOptions {
   /** How long a statement that holds no lock yet retries while the database is locked. */
   busyWaitMs: number;
@@ -124,7 +147,7 @@ export interface SqliteDialectOptions {
  * finds the database locked (and holds no lock itself) retried after asynchronous pauses, up to
  * `busyWaitMs`. Why both: see sqlite-client.ts.
  */
-export function sqliteDialect(opts: SqliteDialectOptions): typeof Knex.Client {
+export function sqliteDialect(opts: SqliteDialectOptions): KnexClientClass {
   return class SqliteImmediateClient extends BetterSqlite3Client {
     destroy(callback?: unknown): unknown {
       opts.onDestroy(this);
@@ -155,5 +178,5 @@ export function sqliteDialect(opts: SqliteDialectOptions): typeof Knex.Client {
         }
       }
     }
-  } as unknown as typeof Knex.Client;
+  } as unknown as KnexClientClass;
 }

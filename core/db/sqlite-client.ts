@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import type { Knex } from 'knex';
-import { poolKey, sqliteDialect, sqliteFileOf } from './knex-adapter.ts';
+import { poolKey, sqliteDialect, sqliteFileOf, type KnexClientClass } from './knex-adapter.ts';
+import type { DbOrTrx } from './connection.ts';
 
 // Knex's better-sqlite3 client with two changes that let several processes (API servers, the
 // worker, the operator CLI) write one SQLite file at once without `database is locked`:
@@ -58,7 +58,7 @@ export function cacheStatements(conn: Preparer): void {
   };
 }
 
-export function sqliteClientClass(busyWaitMs: number): typeof Knex.Client {
+export function sqliteClientClass(busyWaitMs: number): KnexClientClass {
   return sqliteDialect({
     busyWaitMs,
     isBusy: isSqliteBusy,
@@ -80,7 +80,7 @@ const readers = new WeakMap<object, ReaderConnection | null>();
  * the Knex instance. In WAL mode it reads the last committed state without waiting for a
  * writer. None for an in-memory database (another connection would see another database).
  */
-export function readerOf(db: Knex | Knex.Transaction): ReaderConnection | null {
+export function readerOf(db: DbOrTrx): ReaderConnection | null {
   const key = poolKey(db);
   let reader = readers.get(key);
   if (reader !== undefined) return reader;

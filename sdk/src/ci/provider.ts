@@ -115,14 +115,19 @@ function firstValue(...values: Array<string | undefined | null>): string | undef
   return undefined;
 }
 
-function readEvent(path: string | undefined, warnings: string[]): Record<string, unknown> | undefined {
-  if (!path) return undefined;
+interface EventPayload {
+  event?: Record<string, unknown>;
+  /** Why the payload could not be read, for whoever needed it. */
+  warning?: string;
+}
+
+function readEvent(path: string | undefined): EventPayload {
+  if (!path) return {};
   try {
     const event: unknown = JSON.parse(readFileSync(path, 'utf8'));
-    return event && typeof event === 'object' ? (event as Record<string, unknown>) : undefined;
+    return event && typeof event === 'object' ? { event: event as Record<string, unknown> } : {};
   } catch (err) {
-    warnings.push(`cannot read the GitHub event payload ${path}: ${(err as Error).message}`);
-    return undefined;
+    return { warning: `cannot read the GitHub event payload ${path}: ${(err as Error).message}` };
   }
 }
 
@@ -136,9 +141,11 @@ function providerBase(
   isPr: boolean,
   env: Record<string, string | undefined>,
   warnings: string[],
+  githubEvent: () => EventPayload,
 ): { base?: string; source: BaseSource } {
   if (service === 'github') {
-    const event = readEvent(env.GITHUB_EVENT_PATH, warnings);
+    const { event, warning } = githubEvent();
+    if (warning) warnings.push(warning);
     if (isPr) {
       const pr = event?.pull_request as { base?: { sha?: unknown } } | undefined;
       const sha = str(pr?.base?.sha);
@@ -207,6 +214,9 @@ export async function detectCi(options: DetectCiOptions = {}): Promise<CiInfo> {
   }
   const service = ci.isCi ? ci.service : undefined;
   const isPr = Boolean(ci.isPr);
+  // GitHub's event payload, read once for the environment and the base, when either needs it.
+  let payload: EventPayload | undefined;
+  const githubEvent = () => (payload ??= readEvent(env.GITHUB_EVENT_PATH));
 
   const detectedRef =
     service === 'github' ? firstValue(isPr ? env.GITHUB_HEAD_REF : env.GITHUB_REF_NAME) :
@@ -218,7 +228,7 @@ export async function detectCi(options: DetectCiOptions = {}): Promise<CiInfo> {
   if (firstValue(options.environment)) [environment, environmentSource] = [firstValue(options.environment), 'option'];
   else if (firstValue(env.SITEHEALTH_ENVIRONMENT)) [environment, environmentSource] = [firstValue(env.SITEHEALTH_ENVIRONMENT), 'SITEHEALTH_ENVIRONMENT'];
   else if (ci.isCi) {
-    const found = providerEnvironment(service, isPr, env, service === 'github' ? readEvent(env.GITHUB_EVENT_PATH, []) : undefined);
+    const found = providerEnvironment(service, isPr, env, service === 'github' ? githubEvent().event : undefined);
     if (found) [environment, environmentSource] = [found.environment, found.source];
   }
 
@@ -233,7 +243,7 @@ export async function detectCi(options: DetectCiOptions = {}): Promise<CiInfo> {
     base = fromEnv;
     baseSource = 'SITEHEALTH_BASE';
   } else {
-    const found = providerBase(service, isPr, env, warnings);
+    const found = providerBase(service, isPr, env, warnings, githubEvent);
     base = found.base;
     baseSource = found.source;
   }
