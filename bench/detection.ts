@@ -307,7 +307,7 @@ function git(args: string[]): string | null {
 function report(outcomes: Outcome[], seconds: number, loadAtStart: number[]): string[] {
   const f = figures(outcomes);
   const commit = git(['rev-parse', '--short', 'HEAD']) ?? 'unknown';
-  const dirty = (git(['status', '--porcelain', '--', 'core', 'worker', 'sdk/src']) ?? '').split('\n').filter(Boolean).length;
+  const dirty = (git(['status', '--porcelain', '--', 'core', 'worker', 'sdk/src', 'cli/src']) ?? '').split('\n').filter(Boolean).length;
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
   const frameworks = (Object.keys(FRAMEWORKS) as Array<keyof typeof FRAMEWORKS>).filter((k) => outcomes.some((o) => o.scenario.framework === k));
   const kinds = new Set(outcomes.map((o) => o.scenario.expect.kind));
@@ -318,7 +318,7 @@ function report(outcomes: Outcome[], seconds: number, loadAtStart: number[]): st
     '',
     `- Date: ${new Date().toISOString()}`,
     `- Machine: \`nproc\` = ${os.availableParallelism()} (${os.cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.platform()} ${os.release()}; load average (1/5/15 min) ${load(loadAtStart)} at start, ${load(os.loadavg())} at the end`,
-    `- Node.js ${process.version}; commit ${commit}${dirty ? ` plus uncommitted changes in ${dirty} file(s) under core/, worker/ and sdk/src/ (the working tree was measured)` : ''}`,
+    `- Node.js ${process.version}; commit ${commit}${dirty ? ` plus uncommitted changes in ${dirty} file(s) under core/, worker/, sdk/src/ and cli/src/ (the working tree was measured)` : ''}`,
     '- Command: `npm run bench:detection` (bench/detection.ts; corpus in bench/lib/detection-corpus.ts and bench/lib/detection/)',
     `- Run time: ${seconds.toFixed(0)} s for ${f.n} scenarios (two deploys each, with their checks and crawls)`,
     '',

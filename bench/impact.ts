@@ -132,7 +132,7 @@ interface CliImport {
 /** `npm run admin -- search import` as an operator runs it. */
 async function cliImport(url: string, workspaceId: string, file: string, extra: string[] = []): Promise<CliImport> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'cli/admin.ts'), 'search', 'import', '--workspace', workspaceId, '--file', file, ...extra], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'admin/admin.ts'), 'search', 'import', '--workspace', workspaceId, '--file', file, ...extra], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: url, NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Db } from '../core/db/index.ts';
 import { nowMs } from '../core/platform/index.ts';
 import { claimJobs, enqueue, failJob } from '../core/jobs/index.ts';
-import { main } from '../cli/admin.ts';
+import { main } from '../admin/admin.ts';
 import { engines, freshDb, dropCreatedDatabases } from './support/databases.ts';
 
 after(dropCreatedDatabases);

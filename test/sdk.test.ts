@@ -37,17 +37,15 @@ import {
   verifyWebhook,
   verifyBodySignature,
   signWebhook,
-  changesFromPaths,
-  recordDeploy,
   MAX_CHANGES,
   MAX_MESSAGE_LENGTH,
-  MAX_FILES_PER_DEPLOY,
-  MAX_SIGNALS_PER_FILE,
   VERSION,
   type ChangeCategory,
   type ProblemCode,
   type WebhookVerificationReason,
-} from '../sdk/src/index.ts';
+} from '@sitehealth/sdk';
+import { changesFromPaths, recordDeploy } from '@sitehealth/cli';
+import { MAX_FILES_PER_DEPLOY, MAX_SIGNALS_PER_FILE } from '@sitehealth/sdk/signals';
 
 after(dropCreatedDatabases);
 
@@ -55,13 +53,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sdkDir = path.join(root, 'sdk');
 
 describe('sdk package', () => {
-  it('bundles an exact copy of generated/types.ts (run `npm run sync-types` in sdk/ after `npm run generate`)', () => {
+  it('bundles an exact copy of generated/types.ts (run `npm run sync-types` in sdk/ after `npm run generate`)', async () => {
     const copy = fs.readFileSync(path.join(sdkDir, 'src/generated/types.ts'), 'utf8');
     const source = fs.readFileSync(path.join(root, 'generated/types.ts'), 'utf8');
     assert.ok(copy === source, 'sdk/src/generated/types.ts differs from generated/types.ts');
   });
 
-  it('bundles the limits of generated/openapi.json as scripts/sync-types.mjs writes them (src/generated/values.ts)', () => {
+  it('bundles the limits of generated/openapi.json as scripts/sync-types.mjs writes them (src/generated/values.ts)', async () => {
     const sync = spawnSync(process.execPath, [path.join(sdkDir, 'scripts/sync-types.mjs'), '--check'], { encoding: 'utf8' });
     assert.equal(sync.status, 0, `run \`npm run sync-types\` in sdk/:\n${sync.stderr}`);
     const schemas = JSON.parse(fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')).components.schemas;
@@ -71,17 +69,21 @@ describe('sdk package', () => {
     assert.equal(MAX_SIGNALS_PER_FILE, schemas.Change.properties.signals.maxItems);
   });
 
-  it('declares its own dependency, version and entry points', () => {
+  it('declares its own dependency, version and entry points', async () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8'));
     assert.equal(pkg.name, '@sitehealth/sdk');
     assert.equal(pkg.type, 'module');
     assert.equal(pkg.version, VERSION, 'src/version.ts follows package.json');
-    assert.ok(pkg.dependencies['openapi-fetch']);
-    assert.equal(pkg.exports['.'].import, './dist/index.js');
-    assert.equal(pkg.exports['.'].types, './dist/index.d.ts');
+    assert.deepEqual(Object.keys(pkg.dependencies), ['openapi-fetch'], 'one runtime dependency');
+    for (const [entry, base] of [['.', 'index'], ['./webhooks', 'webhooks'], ['./signals', 'signals/index']]) {
+      assert.deepEqual(pkg.exports[entry], {
+        import: { types: `./dist/esm/${base}.d.ts`, default: `./dist/esm/${base}.js` },
+        require: { types: `./dist/cjs/${base}.d.ts`, default: `./dist/cjs/${base}.js` },
+      }, entry);
+    }
   });
 
-  it('never imports outside its own folder', () => {
+  it('never imports outside its own folder, nor anything but openapi-fetch', async () => {
     const files = fs.readdirSync(path.join(sdkDir, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
     assert.ok(files.length > 5);
     for (const f of files) {
@@ -94,10 +96,8 @@ describe('sdk package', () => {
           assert.ok(target.startsWith(path.join(sdkDir, 'src') + path.sep), `${f} imports ${spec}`);
           assert.ok(spec.endsWith('.js'), `${f}: relative import ${spec} must name the emitted .js file`);
         } else {
-          // The client needs openapi-fetch alone; the CI command also reads its environment with
-          // env-ci, and only the command line (src/cli/) parses arguments with commander.
-          const allowed = spec === 'openapi-fetch' || spec === 'env-ci' || spec.startsWith('node:') || (spec === 'commander' && f.startsWith(`cli${path.sep}`));
-          assert.ok(allowed, `${f} imports ${spec}`);
+          // openapi-fetch alone, and no Node built-in: the package runs in browsers and edge runtimes.
+          assert.equal(spec, 'openapi-fetch', `${f} imports ${spec}`);
         }
       }
     }
@@ -329,7 +329,61 @@ describe('sdk transport', () => {
     }
   });
 
-  it('rejects bad options', () => {
+  it('per-call options: headers, idempotencyKey, maxRetries, timeoutMs and signal apply to that call only; results carry lastResponse', async () => {
+    const srv = await scriptedServer([
+      { status: 201, body: { data: { id: WS } }, headers: { 'x-request-id': 'req_1', 'ratelimit-limit': '6000', 'ratelimit-remaining': '5999', 'ratelimit-reset': '42' } },
+      { status: 503, body: problem(503, 'unavailable'), headers: { 'retry-after': '0' } },
+      { status: 503, body: problem(503, 'unavailable'), headers: { 'retry-after': '0' } },
+      { status: 200, body: { data: [] } },
+      { status: 200, hang: true },
+      { status: 200, body: { data: [] } },
+      { status: 200, hang: true },
+      { status: 204 },
+    ]);
+    try {
+      const client = new SiteHealth({ apiKey: 'sh_test', baseUrl: srv.url, maxRetries: 2, timeoutMs: 10_000 });
+      const ws = await client.workspaces.create({ name: 'Acme', website: 'https://acme.example' }, { idempotencyKey: 'order-42', headers: { 'X-Trace': 't1' } });
+      assert.equal(srv.seen[0].headers['idempotency-key'], 'order-42');
+      assert.equal(srv.seen[0].headers['x-trace'], 't1');
+      assert.equal(srv.seen[0].headers['x-api-key'], 'sh_test', 'the client headers stay');
+      assert.deepEqual(ws, { id: WS }, 'lastResponse is not enumerable');
+      assert.equal(ws.lastResponse.status, 201);
+      assert.equal(ws.lastResponse.requestId, 'req_1');
+      assert.deepEqual(ws.lastResponse.rateLimit, { limit: 6000, remaining: 5999, reset: 42 });
+      assert.equal(JSON.stringify(ws), JSON.stringify({ id: WS }));
+
+      const noRetry = await client.workspaces.list({ maxRetries: 0 }).catch((e) => e);
+      assert.ok(noRetry instanceof ServiceUnavailableError, 'maxRetries: 0 for this call');
+      assert.equal(srv.seen.length, 2);
+      const retried = await client.workspaces.list();
+      assert.deepEqual(retried, { data: [] }, 'the next call retries again (client default)');
+      assert.equal(srv.seen.length, 4);
+
+      const timedOut = await client.workspaces.list({ timeoutMs: 100, maxRetries: 0 }).catch((e) => e);
+      assert.ok(timedOut instanceof ConnectionError);
+      assert.equal(timedOut.code, 'timeout');
+      assert.equal(srv.seen.length, 5);
+      assert.deepEqual(await client.workspaces.list(), { data: [] });
+
+      const controller = new AbortController();
+      const pending = client.workspaces.list({ signal: controller.signal }).catch((e) => e);
+      await new Promise((r) => setTimeout(r, 100));
+      controller.abort(new Error('cancelled by the caller'));
+      const cancelled = await pending;
+      assert.equal(cancelled.message, 'cancelled by the caller', 'the signal\'s reason, not retried');
+      assert.equal(srv.seen.length, 7);
+
+      const deleted = await client.webhooks.delete(WS);
+      assert.deepEqual(deleted, { id: WS, deleted: true });
+      assert.equal(deleted.lastResponse.status, 204);
+      await assert.rejects(client.workspaces.list({ timeoutMs: 0 }), TypeError);
+      await assert.rejects(client.deploys.get(WS, { maxRetries: 1.5 }), TypeError);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('rejects bad options', async () => {
     assert.throws(() => new SiteHealth({ apiKey: '' }), TypeError);
     assert.throws(() => new SiteHealth({ apiKey: 'sh_x', maxRetries: -1 }), TypeError);
     assert.throws(() => createClient({ apiKey: 'sh_x', baseUrl: 'ftp://example.com' }), TypeError);
@@ -454,11 +508,11 @@ describe('sdk typed errors', () => {
     ['service_unavailable', 503, ServiceUnavailableError],
   ];
 
-  it('lists every problem code', () => {
+  it('lists every problem code', async () => {
     assert.deepEqual(CODES.map(([c]) => c).sort(), Object.keys(ERROR_CLASS_BY_CODE).sort());
   });
 
-  it('types every code the server documents, with its status: docs/api.md#error-codes and generated/openapi.json', () => {
+  it('types every code the server documents, with its status: docs/api.md#error-codes and generated/openapi.json', async () => {
     const typed = new Map<string, number>(CODES.map(([c, s]) => [c, s]));
     // docs/api.md's table (`| 400 | \`validation_failed\` | ... |`) is the complete list: exactly the SDK's.
     const md = fs.readFileSync(path.join(root, 'docs/api.md'), 'utf8');
@@ -615,10 +669,10 @@ describe('sdk webhook verification', () => {
     const ts = String(opts.ts ?? now());
     return { 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${hmac(k, `${id}.${ts}.${opts.body ?? body}`)}` };
   };
-  const rejects = (fn: () => unknown, reason: WebhookVerificationReason, re?: RegExp) =>
-    assert.throws(fn, (e: unknown) => e instanceof WebhookVerificationError && e.reason === reason && (!re || re.test(e.message)));
+  const rejects = (fn: () => Promise<unknown>, reason: WebhookVerificationReason, re?: RegExp) =>
+    assert.rejects(fn, (e: unknown) => e instanceof WebhookVerificationError && e.reason === reason && (!re || re.test(e.message)));
 
-  it('matches the Standard Webhooks reference vector', () => {
+  it('matches the Standard Webhooks reference vector', async () => {
     const headers = {
       'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
       'webhook-timestamp': '1614265330',
@@ -626,89 +680,89 @@ describe('sdk webhook verification', () => {
     };
     const opts = { body: '{"test": 2432232314}', headers, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' };
     // The signature matches (the body is checked after it, and is not an event) ...
-    rejects(() => verifyWebhook({ ...opts, toleranceSeconds: 1e10 }), 'invalid_body', /not a webhook event/);
+    await rejects(() => verifyWebhook({ ...opts, toleranceSeconds: 1e10 }), 'invalid_body', /not a webhook event/);
     // ... one changed byte does not, and with the default tolerance the 2021 timestamp is stale.
-    rejects(() => verifyWebhook({ ...opts, body: '{"test": 2432232315}', toleranceSeconds: 1e10 }), 'invalid_signature');
-    rejects(() => verifyWebhook(opts), 'timestamp_too_old');
+    await rejects(() => verifyWebhook({ ...opts, body: '{"test": 2432232315}', toleranceSeconds: 1e10 }), 'invalid_signature');
+    await rejects(() => verifyWebhook(opts), 'timestamp_too_old');
   });
 
-  it('verifies a whsec_ secret with the decoded key and returns the event', () => {
+  it('verifies a whsec_ secret with the decoded key and returns the event', async () => {
     const headers = signed(key);
-    assert.deepEqual(verifyWebhook({ body, headers, secret: whsec }), event);
-    assert.deepEqual(verifyWebhook({ body: Buffer.from(body), headers: new Headers(headers), secret: whsec }), event, 'bytes and Headers work too');
+    assert.deepEqual(await verifyWebhook({ body, headers, secret: whsec }), event);
+    assert.deepEqual(await verifyWebhook({ body: Buffer.from(body), headers: new Headers(headers), secret: whsec }), event, 'bytes and Headers work too');
     const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
-    assert.deepEqual(verifyWebhook({ body, headers: upper, secret: whsec }), event, 'header names in any case');
-    rejects(() => verifyWebhook({ body, headers: signed(whsec), secret: whsec }), 'invalid_signature');
+    assert.deepEqual(await verifyWebhook({ body, headers: upper, secret: whsec }), event, 'header names in any case');
+    await rejects(() => verifyWebhook({ body, headers: signed(whsec), secret: whsec }), 'invalid_signature');
   });
 
-  it('verifies a plain secret with its UTF-8 bytes', () => {
-    assert.deepEqual(verifyWebhook({ body, headers: signed(plain), secret: plain }), event);
-    rejects(() => verifyWebhook({ body, headers: signed(plain), secret: `${plain}x` }), 'invalid_signature');
+  it('verifies a plain secret with its UTF-8 bytes', async () => {
+    assert.deepEqual(await verifyWebhook({ body, headers: signed(plain), secret: plain }), event);
+    await rejects(() => verifyWebhook({ body, headers: signed(plain), secret: `${plain}x` }), 'invalid_signature');
   });
 
-  it('rejects a tampered body, id or timestamp', () => {
+  it('rejects a tampered body, id or timestamp', async () => {
     const headers = signed(key);
-    rejects(() => verifyWebhook({ body: body.replace('deploy.recorded', 'site_check.regression'), headers, secret: whsec }), 'invalid_signature');
-    rejects(() => verifyWebhook({ body, headers: { ...headers, 'webhook-id': 'dk_0002' }, secret: whsec }), 'invalid_signature');
-    rejects(() => verifyWebhook({ body, headers: { ...headers, 'webhook-timestamp': String(now() - 1) }, secret: whsec }), 'invalid_signature');
+    await rejects(() => verifyWebhook({ body: body.replace('deploy.recorded', 'site_check.regression'), headers, secret: whsec }), 'invalid_signature');
+    await rejects(() => verifyWebhook({ body, headers: { ...headers, 'webhook-id': 'dk_0002' }, secret: whsec }), 'invalid_signature');
+    await rejects(() => verifyWebhook({ body, headers: { ...headers, 'webhook-timestamp': String(now() - 1) }, secret: whsec }), 'invalid_signature');
   });
 
-  it('rejects stale and future timestamps, honouring toleranceSeconds', () => {
+  it('rejects stale and future timestamps, honouring toleranceSeconds', async () => {
     const stale = signed(key, { ts: now() - 301 });
-    rejects(() => verifyWebhook({ body, headers: stale, secret: whsec }), 'timestamp_too_old');
-    assert.deepEqual(verifyWebhook({ body, headers: stale, secret: whsec, toleranceSeconds: 600 }), event);
-    rejects(() => verifyWebhook({ body, headers: signed(key, { ts: now() + 400 }), secret: whsec }), 'timestamp_too_new');
-    rejects(() => verifyWebhook({ body, headers: { ...stale, 'webhook-timestamp': 'yesterday' }, secret: whsec }), 'invalid_timestamp');
+    await rejects(() => verifyWebhook({ body, headers: stale, secret: whsec }), 'timestamp_too_old');
+    assert.deepEqual(await verifyWebhook({ body, headers: stale, secret: whsec, toleranceSeconds: 600 }), event);
+    await rejects(() => verifyWebhook({ body, headers: signed(key, { ts: now() + 400 }), secret: whsec }), 'timestamp_too_new');
+    await rejects(() => verifyWebhook({ body, headers: { ...stale, 'webhook-timestamp': 'yesterday' }, secret: whsec }), 'invalid_timestamp');
   });
 
-  it('accepts a header with several signatures when one matches', () => {
+  it('accepts a header with several signatures when one matches', async () => {
     const good = signed(key);
     const other = `v1,${hmac('another-secret-entirely', `dk_0001.${good['webhook-timestamp']}.${body}`)}`;
     const several = { ...good, 'webhook-signature': `${other} v1a,Zm9v ${good['webhook-signature']}` };
-    assert.deepEqual(verifyWebhook({ body, headers: several, secret: whsec }), event);
-    rejects(() => verifyWebhook({ body, headers: { ...good, 'webhook-signature': `${other} v2,${good['webhook-signature'].slice(3)}` }, secret: whsec }), 'invalid_signature');
+    assert.deepEqual(await verifyWebhook({ body, headers: several, secret: whsec }), event);
+    await rejects(() => verifyWebhook({ body, headers: { ...good, 'webhook-signature': `${other} v2,${good['webhook-signature'].slice(3)}` }, secret: whsec }), 'invalid_signature');
   });
 
-  it('rejects missing headers, a parsed body and a body that is not an event', () => {
+  it('rejects missing headers, a parsed body and a body that is not an event', async () => {
     const headers = signed(key);
     for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const) {
       const { [name]: _gone, ...rest } = headers;
-      rejects(() => verifyWebhook({ body, headers: rest, secret: whsec }), 'missing_header', new RegExp(`missing ${name}`));
+      await rejects(() => verifyWebhook({ body, headers: rest, secret: whsec }), 'missing_header', new RegExp(`missing ${name}`));
     }
-    rejects(() => verifyWebhook({ body: event as unknown as string, headers, secret: whsec }), 'invalid_body', /raw request body/);
-    rejects(() => verifyWebhook({ body: 'null', headers: signed(key, { body: 'null' }), secret: whsec }), 'invalid_body', /not a webhook event/);
-    rejects(() => verifyWebhook({ body, headers, secret: '' }), 'invalid_secret');
+    await rejects(() => verifyWebhook({ body: event as unknown as string, headers, secret: whsec }), 'invalid_body', /raw request body/);
+    await rejects(() => verifyWebhook({ body: 'null', headers: signed(key, { body: 'null' }), secret: whsec }), 'invalid_body', /not a webhook event/);
+    await rejects(() => verifyWebhook({ body, headers, secret: '' }), 'invalid_secret');
   });
 
-  it('checks webhook-body-signature when present, and requires it on request', () => {
+  it('checks webhook-body-signature when present, and requires it on request', async () => {
     const headers = { ...signed(key), 'webhook-body-signature': `v1,${hmac(key, body)}` };
-    assert.deepEqual(verifyWebhook({ body, headers, secret: whsec, requireBodySignature: true }), event);
-    rejects(() => verifyWebhook({ body, headers: { ...headers, 'webhook-body-signature': `v1,${hmac(key, `${body} `)}` }, secret: whsec }), 'invalid_body_signature');
-    rejects(() => verifyWebhook({ body, headers: signed(key), secret: whsec, requireBodySignature: true }), 'missing_header', /webhook-body-signature/);
+    assert.deepEqual(await verifyWebhook({ body, headers, secret: whsec, requireBodySignature: true }), event);
+    await rejects(() => verifyWebhook({ body, headers: { ...headers, 'webhook-body-signature': `v1,${hmac(key, `${body} `)}` }, secret: whsec }), 'invalid_body_signature');
+    await rejects(() => verifyWebhook({ body, headers: signed(key), secret: whsec, requireBodySignature: true }), 'missing_header', /webhook-body-signature/);
   });
 
-  it('verifyBodySignature checks webhook-body-signature over the body alone', () => {
+  it('verifyBodySignature checks webhook-body-signature over the body alone', async () => {
     const headers = { 'webhook-body-signature': `v1,${hmac(key, body)}` };
-    assert.deepEqual(verifyBodySignature({ body, headers, secret: whsec }), event);
-    rejects(() => verifyBodySignature({ body: `${body} `, headers, secret: whsec }), 'invalid_body_signature');
-    rejects(() => verifyBodySignature({ body, headers: {}, secret: whsec }), 'missing_header', /missing webhook-body-signature/);
+    assert.deepEqual(await verifyBodySignature({ body, headers, secret: whsec }), event);
+    await rejects(() => verifyBodySignature({ body: `${body} `, headers, secret: whsec }), 'invalid_body_signature');
+    await rejects(() => verifyBodySignature({ body, headers: {}, secret: whsec }), 'missing_header', /missing webhook-body-signature/);
   });
 
-  it('signWebhook produces the headers the service sends, one signature per secret', () => {
-    const h = signWebhook({ id: 'dk_0009', body, secret: plain, timestamp: 1_800_000_000 });
+  it('signWebhook produces the headers the service sends, one signature per secret', async () => {
+    const h = await signWebhook({ id: 'dk_0009', body, secret: plain, timestamp: 1_800_000_000 });
     assert.equal(h['webhook-signature'], `v1,${hmac(plain, `dk_0009.1800000000.${body}`)}`);
     assert.equal(h['webhook-body-signature'], `v1,${hmac(plain, body)}`);
-    assert.deepEqual(verifyWebhook({ body, headers: signWebhook({ id: 'x', body, secret: whsec }), secret: whsec }), event);
-    const two = signWebhook({ id: 'x', body, secret: [whsec, plain] });
+    assert.deepEqual(await verifyWebhook({ body, headers: await signWebhook({ id: 'x', body, secret: whsec }), secret: whsec }), event);
+    const two = await signWebhook({ id: 'x', body, secret: [whsec, plain] });
     assert.equal(two['webhook-signature'].split(' ').length, 2);
-    assert.deepEqual(verifyWebhook({ body, headers: two, secret: plain }), event);
+    assert.deepEqual(await verifyWebhook({ body, headers: two, secret: plain }), event);
   });
 });
 
 // ---------------------------------------------------------------------------------------------
 
 describe('sdk deploy helper', () => {
-  it('maps paths to categories', () => {
+  it('maps paths to categories', async () => {
     const cases: Array<[string, ChangeCategory]> = [
       ['public/robots.txt', 'robots'],
       ['app/robots.ts', 'robots'],
@@ -757,7 +811,7 @@ describe('sdk deploy helper', () => {
     assert.deepEqual(Object.keys(got[0]), ['path', 'category']);
   });
 
-  it('normalizes, drops blanks and duplicates, and caps at 500 keeping the telling files', () => {
+  it('normalizes, drops blanks and duplicates, and caps at 500 keeping the telling files', async () => {
     assert.deepEqual(changesFromPaths(['./src\\pages\\a.tsx', '', '  ', 'src/pages/a.tsx', 'ROBOTS.TXT']), [
       { path: 'src/pages/a.tsx', category: 'page' },
       { path: 'ROBOTS.TXT', category: 'robots' },
@@ -805,7 +859,7 @@ for (const engine of engines()) {
       assert.equal(updated.country, 'DE');
       assert.equal(updated.description, 'SDK test');
       assert.equal((await client.workspaces.update(ws.id, { description: null })).description, null);
-      assert.equal(await client.workspaces.delete(ws.id), undefined);
+      assert.deepEqual(await client.workspaces.delete(ws.id), { id: ws.id, deleted: true });
       await assert.rejects(client.workspaces.get(ws.id), NotFoundError);
     });
 
@@ -980,7 +1034,7 @@ for (const engine of engines()) {
       assert.deepEqual((await client.webhooks.listDeliveries(hook.id)).data, []);
       await assert.rejects(client.webhooks.getDelivery(hook.id, crypto.randomUUID()), NotFoundError);
       await assert.rejects(client.webhooks.redeliver(hook.id, crypto.randomUUID()), NotFoundError);
-      assert.equal(await client.webhooks.delete(hook.id), undefined);
+      assert.deepEqual(await client.webhooks.delete(hook.id), { id: hook.id, deleted: true });
       await assert.rejects(client.webhooks.get(hook.id), NotFoundError);
     });
   });

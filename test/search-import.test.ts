@@ -14,7 +14,7 @@ import { createUser } from '../core/access/index.ts';
 import { createWorkspace, deleteWorkspace } from '../core/workspaces/index.ts';
 import { addDays, dayOf, searchDataRetention } from '../core/search-data/index.ts';
 import { nowMs } from '../core/platform/index.ts';
-import { main } from '../cli/admin.ts';
+import { main } from '../admin/admin.ts';
 import { engines, freshDb, dropCreatedDatabases } from './support/databases.ts';
 import { root } from './support/processes.ts';
 
@@ -266,7 +266,7 @@ for (const engine of engines()) {
       const ws = await workspace();
       const file = csvFile(['date,page,clicks,impressions', `${ago(3)},https://www.example.com/,1,2`, `${ago(3)},https://www.example.com/x,3,4`]);
       const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(process.execPath, ['--import', 'tsx', 'cli/admin.ts', 'search', 'import', '--workspace', ws, '--file', file, '--json'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, timeout: 60_000 }, (err, stdout, stderr) =>
+        execFile(process.execPath, ['--import', 'tsx', 'admin/admin.ts', 'search', 'import', '--workspace', ws, '--file', file, '--json'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, timeout: 60_000 }, (err, stdout, stderr) =>
           resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         );
       });

@@ -1,5 +1,5 @@
 import type { DbOrTrx } from '../db/index.ts';
-import { Forbidden, NotFound } from '../platform/index.ts';
+import { Forbidden, NotFound, referenceNotFound, type ReferencingField } from '../platform/index.ts';
 import { roleAtLeast, type Role } from './roles.ts';
 import { bindingAllows, visibleWorkspace, visibleWorkspaceIds, type Caller, type VisibleWorkspace } from './visibility.ts';
 
@@ -22,6 +22,11 @@ export class WorkspaceGuard {
     private readonly prefetched: VisibleWorkspace | null,
     /** Called with every workspace the caller can see that this request touches (request logs). */
     private readonly onWorkspace: (workspaceId: string) => void = () => {},
+    /**
+     * The body or query field that names the request's workspace (the operation's `x-workspace`,
+     * spec/main.tsp) and the id it gave: a 404 for that id names the field.
+     */
+    private readonly namingField: (ReferencingField & { id: string }) | null = null,
   ) {}
 
   /** The workspace, once the caller can see it and has at least `minRole` in it. */
@@ -30,10 +35,14 @@ export class WorkspaceGuard {
       this.prefetched && this.prefetched.workspace.id === workspaceId && bindingAllows(this.caller, workspaceId)
         ? this.prefetched
         : await visibleWorkspace(this.db, this.caller, workspaceId);
-    if (!found) throw new NotFound();
+    if (!found) {
+      // The same answer for a workspace that does not exist and one the caller cannot see.
+      const field = this.namingField && this.namingField.id.toLowerCase() === workspaceId.toLowerCase() ? this.namingField : null;
+      throw field ? referenceNotFound('workspace', field) : new NotFound();
+    }
     this.onWorkspace(workspaceId);
     if (!roleAtLeast(found.role, minRole)) {
-      throw new Forbidden(`Only ${ROLE_NEEDED[minRole]} this workspace may ${action}; your role is ${found.role}.`);
+      throw new Forbidden(`Only ${ROLE_NEEDED[minRole]} this workspace may ${action}; your role is ${found.role}.`, minRole);
     }
     return found;
   }

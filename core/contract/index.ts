@@ -15,3 +15,4 @@ export {
 export { createAjv, anchored, type AjvOptions, type ValidateFunction } from './ajv.ts';
 export { enumValues, schemaErrors } from './values.ts';
 export { toFieldErrors, describeFieldErrors } from './field-errors.ts';
+export { problemTypes, type ProblemCode, type ProblemType } from './problem-types.ts';

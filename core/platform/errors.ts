@@ -7,6 +7,15 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * Members a problem document may carry beyond RFC 9457's (spec/common/errors.tsp, `Problem`): what
+ * a 403 would have needed.
+ */
+export interface ProblemMembers {
+  requiredScope?: string;
+  requiredRole?: string;
+}
+
 export class DomainError extends Error {
   constructor(
     readonly status: number,
@@ -14,6 +23,7 @@ export class DomainError extends Error {
     readonly title: string,
     detail: string,
     readonly errors?: FieldError[],
+    readonly members?: ProblemMembers,
   ) {
     super(detail);
     this.name = 'DomainError';
@@ -27,14 +37,41 @@ export class ValidationFailed extends DomainError {
 }
 
 export class NotFound extends DomainError {
-  constructor(detail = 'The resource does not exist or you cannot see it.') {
-    super(404, 'not_found', 'Not found', detail);
+  constructor(detail = 'The resource does not exist or you cannot see it.', errors?: FieldError[]) {
+    super(404, 'not_found', 'Not found', detail, errors);
   }
 }
 
+/** A body or query field of a request that names a resource: the field, as a problem names it. */
+export interface ReferencingField {
+  in: 'body' | 'query';
+  /** The field's name, e.g. `workspaceId` or `workspace_id`. */
+  name: string;
+}
+
+/**
+ * The 404 of a resource that a body or query field names (docs/api.md#visibility): the same
+ * `not_found` as any missing resource, with the field named in `detail` and `errors`. It reads
+ * the same whether the resource does not exist or is not the caller's to see, so it never tells
+ * which. `resource` is the kind the field names, e.g. `workspace`.
+ */
+export function referenceNotFound(resource: string, field: ReferencingField): NotFound {
+  return new NotFound(`No ${resource} with the id given in ${field.name}.`, [
+    { in: field.in, path: `/${field.name}`, message: `is not the id of a ${resource} you can see` },
+  ]);
+}
+
 export class Forbidden extends DomainError {
-  constructor(detail: string) {
-    super(403, 'forbidden', 'Forbidden', detail);
+  /** `requiredRole`: the lowest role that may do it, when the caller's role is why. */
+  constructor(detail: string, requiredRole?: string) {
+    super(403, 'forbidden', 'Forbidden', detail, undefined, requiredRole ? { requiredRole } : undefined);
+  }
+}
+
+/** The key lacks the operation's scope; the problem names the one it needs. */
+export class InsufficientScope extends DomainError {
+  constructor(requiredScope: string) {
+    super(403, 'insufficient_scope', 'Insufficient scope', `This operation needs the "${requiredScope}" scope.`, undefined, { requiredScope });
   }
 }
 

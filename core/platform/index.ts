@@ -7,11 +7,15 @@ export {
   DomainError,
   ValidationFailed,
   NotFound,
+  referenceNotFound,
   Forbidden,
+  InsufficientScope,
   Conflict,
   WorkspaceLimitReached,
   ServiceUnavailable,
   type FieldError,
+  type ProblemMembers,
+  type ReferencingField,
 } from './errors.ts';
 export { createLogger } from './logger.ts';
 export { loadConfig, type Config } from './config.ts';

@@ -21,7 +21,8 @@ export interface SiteHealthOptions {
   userAgent?: string;
   /**
    * How many times a retryable request is sent again after a network error, a timeout, 429,
-   * 502, 503 or 504; default 2. Retryable: GET (and HEAD, OPTIONS) and `POST /v1/deploys`.
+   * 502, 503 or 504; default 2. Retryable: GET (and HEAD, OPTIONS) and every POST, which is
+   * sent with an `Idempotency-Key` so that a repeat does nothing twice. PUT and DELETE are not.
    */
   maxRetries?: number;
   /** Time limit of each attempt in milliseconds; default 30000. */
@@ -40,6 +41,9 @@ export type ClientOptions = SiteHealthOptions;
  * ```ts
  * const client = new SiteHealth({ apiKey: process.env.SITEHEALTH_API_KEY!, baseUrl: 'https://api.example.com' });
  * const { data } = await client.deploys.list({ workspace_id: workspaceId, limit: 10 });
+ * // Every method takes per-call options last, and its result carries `lastResponse`:
+ * const deploy = await client.deploys.get(id, { timeoutMs: 5_000, signal: controller.signal });
+ * console.log(deploy.lastResponse.requestId, deploy.lastResponse.rateLimit?.remaining);
  * ```
  */
 export class SiteHealth {
@@ -77,12 +81,13 @@ export class SiteHealth {
     });
     this.raw.use(authMiddleware(options.apiKey, userAgent));
 
-    this.deploys = new Deploys(this.raw);
-    this.siteChecks = new SiteChecks(this.raw);
-    this.workspaces = new Workspaces(this.raw);
-    this.logs = new Logs(this.raw);
-    this.activity = new Activity(this.raw);
-    this.webhooks = new Webhooks(this.raw);
+    const transport = { client: this.raw, fetch: baseFetch, maxRetries, timeoutMs };
+    this.deploys = new Deploys(transport);
+    this.siteChecks = new SiteChecks(transport);
+    this.workspaces = new Workspaces(transport);
+    this.logs = new Logs(transport);
+    this.activity = new Activity(transport);
+    this.webhooks = new Webhooks(transport);
   }
 }
 

@@ -1,37 +1,14 @@
 // Every error the SDK throws. `errorFromResponse` is the one place that turns an API error
 // response (an RFC 9457 problem document, or whatever a proxy answered) into a typed error.
+import type { components } from './generated/types.js';
 import type { FieldError } from './types.js';
 
 /**
- * The stable `code` of every problem document the API answers (docs/api.md#error-codes).
- *
- * Listed here rather than generated: the OpenAPI document types `Problem.code` as a plain string
- * and names the codes only in prose (each error response's description, and `info.description`
- * for `405 method_not_allowed`, which no operation lists), and each code needs its error class
- * (`ERROR_CLASS_BY_CODE`) anyway. test/sdk.test.ts fails when the codes of docs/api.md's table or
- * of the document's error responses are not exactly these, with the same statuses.
+ * The stable `code` of every problem document the API answers (docs/api.md#error-codes): the
+ * API document's `ProblemCode` enum, each with its page at `/problems/<code>`. Each code has its
+ * error class in `ERROR_CLASS_BY_CODE`, which the compiler holds to exactly these codes.
  */
-export type ProblemCode =
-  | 'validation_failed'
-  | 'invalid_json'
-  | 'bad_request'
-  | 'unauthorized'
-  | 'workspace_limit'
-  | 'insufficient_scope'
-  | 'forbidden'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'request_timeout'
-  | 'slug_taken'
-  | 'webhook_paused'
-  | 'idempotency_key_reused'
-  | 'idempotency_key_in_use'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'rate_limited'
-  | 'headers_too_large'
-  | 'internal_error'
-  | 'service_unavailable';
+export type ProblemCode = components['schemas']['ProblemCode'];
 
 /**
  * `code` of an error: a problem code, `connection_error` / `timeout` for a `ConnectionError`,

@@ -1,4 +1,6 @@
-// @sitehealth/sdk: the typed client for the sitehealth API.
+// @sitehealth/sdk: the typed client for the sitehealth API, its errors, pagination and webhook
+// verification. Runs in Node 20+, browsers and edge runtimes: nothing here imports a Node built-in.
+// The diff signal reader is `@sitehealth/sdk/signals`; the `sitehealth` command is @sitehealth/cli.
 export { createClient, SiteHealth, DEFAULT_BASE_URL, type ClientOptions, type SiteHealthOptions } from './client.js';
 export type { FetchLike } from './transport.js';
 export { isRetryable, isRetryableStatus, MAX_RETRY_AFTER_SECONDS } from './transport.js';
@@ -45,65 +47,15 @@ export {
   type RawBody,
 } from './webhooks.js';
 export {
-  recordDeploy,
-  waitForSiteCheck,
-  checkSearchScope,
-  findingsAtOrAbove,
-  sortBySeverity,
-  isSeverity,
-  changesFromPaths,
-  categorize,
-  DeployConfigError,
-  SEVERITIES,
   MAX_CHANGES,
   MAX_MESSAGE_LENGTH,
-  DEFAULT_WAIT_TIMEOUT_MS,
-  DEFAULT_POLL_INTERVAL_MS,
-  type RecordDeployOptions,
-  type RecordDeployResult,
-  type DeployOutcome,
-  type DeployProgress,
-  type WaitOptions,
-  type WaitResult,
-} from './deploy.js';
-export {
-  detectSignals,
-  SignalScanner,
-  SIGNAL_PRIORITY,
-  MAX_SIGNALS_PER_FILE,
-  listChangedFiles,
-  streamDiff,
-  commitExists,
-  resolveCommit,
-  unquoteGitPath,
-  UnifiedDiffParser,
-  GitError,
-  MAX_DIFF_LINE_BYTES,
-  changesFromGit,
-  changesFromDiffText,
-  MAX_FILES_PER_DEPLOY,
-  detectCi,
-  buildDeployBody,
-  CATEGORY_PRIORITY,
-  type DiffLine,
-  type ChangeSide,
-  type FileStatus,
-  type SignalScanOptions,
-  type SignalScanResult,
-  type ChangedFile,
-  type DiffFileHeader,
-  type DiffLineSink,
-  type DiffParserHandler,
-  type GitRange,
-  type AnalyzedChange,
-  type ChangesResult,
-  type ChangesFromGitOptions,
-  type ChangesFromGitResult,
-  type CiInfo,
-  type DetectCiOptions,
-  type BaseSource,
-  type DeployBodyInput,
-} from './ci/index.js';
+  MAX_REF_LENGTH,
+  MAX_PATH_LENGTH,
+  MAX_SIGNALS_PER_CHANGE,
+  MAX_SIGNAL_LINE,
+  COMMIT_SHA_PATTERN,
+} from './limits.js';
+export type { RequestOptions, ResponseInfo, WithResponse, Deleted } from './resources/resource.js';
 export { Deploys } from './resources/deploys.js';
 export { SiteChecks } from './resources/site-checks.js';
 export { Workspaces } from './resources/workspaces.js';

@@ -7,8 +7,9 @@
 // For 24 hours after a secret is rotated both secrets sign, so each signature header may carry
 // two space-separated entries. The HMAC key is the decoded bytes of a `whsec_<base64>` secret,
 // else the secret's UTF-8 bytes.
-// This module needs no client: `import { verifyWebhook } from '@sitehealth/sdk/webhooks'`.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// This module needs no client: `import { verifyWebhook } from '@sitehealth/sdk/webhooks'`. It uses
+// Web Crypto (`globalThis.crypto.subtle`), so it runs unchanged in Node 20+, Deno, Bun, browsers
+// and edge runtimes; Web Crypto is asynchronous, so verifying and signing return promises.
 import { WebhookVerificationError } from './errors.js';
 import type { components } from './generated/types.js';
 
@@ -67,39 +68,44 @@ export interface VerifyWebhookOptions {
 }
 
 const WHSEC_PREFIX = 'whsec_';
+const utf8 = new TextEncoder();
+
+/** Bytes over a plain ArrayBuffer, as Web Crypto takes them. */
+type Bytes = Uint8Array<ArrayBuffer>;
 
 /**
  * The HMAC key of a secret, as the server derives it: for `whsec_<base64>` the decoded bytes
  * (standard or URL-safe alphabet), otherwise (also when nothing decodes) the UTF-8 bytes.
  */
-export function signingKey(secret: string): Buffer {
+export function signingKey(secret: string): Bytes {
   if (typeof secret !== 'string' || secret === '') throw new WebhookVerificationError('invalid_secret', 'the signing secret is empty');
   if (secret.startsWith(WHSEC_PREFIX)) {
-    const decoded = Buffer.from(secret.slice(WHSEC_PREFIX.length), 'base64');
+    const decoded = fromBase64(secret.slice(WHSEC_PREFIX.length));
     if (decoded.length > 0) return decoded;
   }
-  return Buffer.from(secret, 'utf8');
+  return utf8.encode(secret);
 }
 
 /**
- * Verifies a delivery and returns its event, typed by `type`. Checks, in this order: the
+ * Verifies a delivery and resolves to its event, typed by `type`. Checks, in this order: the
  * headers are there; `webhook-timestamp` is within `toleranceSeconds` of now (a replay
  * otherwise); one of the entries of `webhook-signature` is the HMAC of
  * `<webhook-id>.<webhook-timestamp>.<body>` (several are accepted, as during a secret
  * rotation); when `webhook-body-signature` is present (or `requireBodySignature`), one of its
- * entries is the HMAC of the body alone; the body is an event. Signatures are compared in
- * constant time. Throws `WebhookVerificationError` (with a `reason`) otherwise.
+ * entries is the HMAC of the body alone; the body is an event. Signatures are checked by Web
+ * Crypto's `verify`, in constant time. Rejects with `WebhookVerificationError` (with a
+ * `reason`) otherwise.
  *
  * ```ts
- * app.post('/hooks/sitehealth', express.raw({ type: 'application/json' }), (req, res) => {
- *   const event = verifyWebhook({ secret: process.env.SITEHEALTH_WEBHOOK_SECRET!, headers: req.headers, body: req.body });
+ * app.post('/hooks/sitehealth', express.raw({ type: 'application/json' }), async (req, res) => {
+ *   const event = await verifyWebhook({ secret: process.env.SITEHEALTH_WEBHOOK_SECRET!, headers: req.headers, body: req.body });
  *   if (event.type === 'site_check.regression') console.log(event.data.findings.length);
  *   res.sendStatus(204);
  * });
  * ```
  */
-export function verifyWebhook(opts: VerifyWebhookOptions): SiteHealthEvent {
-  const key = signingKey(opts.secret);
+export async function verifyWebhook(opts: VerifyWebhookOptions): Promise<SiteHealthEvent> {
+  const key = await hmacKey(signingKey(opts.secret));
   const id = requireHeader(opts.headers, 'webhook-id');
   const timestamp = requireHeader(opts.headers, 'webhook-timestamp');
   const signatures = requireHeader(opts.headers, 'webhook-signature');
@@ -109,13 +115,13 @@ export function verifyWebhook(opts: VerifyWebhookOptions): SiteHealthEvent {
   if (skew > tolerance) throw new WebhookVerificationError('timestamp_too_old', `webhook-timestamp is ${skew} s old (more than ${tolerance} s)`);
   if (skew < -tolerance) throw new WebhookVerificationError('timestamp_too_new', `webhook-timestamp is ${-skew} s in the future (more than ${tolerance} s)`);
   const body = bytes(opts.body);
-  if (!matchesAny(signatures, hmac(key, Buffer.from(`${id}.${timestamp}.`, 'utf8'), body))) {
+  if (!(await matchesAny(key, signatures, join(utf8.encode(`${id}.${timestamp}.`), body)))) {
     throw new WebhookVerificationError('invalid_signature', 'no signature in webhook-signature matches');
   }
   const bodySignatures = headerValue(opts.headers, 'webhook-body-signature')?.trim();
   if (bodySignatures || opts.requireBodySignature) {
     if (!bodySignatures) throw new WebhookVerificationError('missing_header', 'missing webhook-body-signature header');
-    if (!matchesAny(bodySignatures, hmac(key, body))) {
+    if (!(await matchesAny(key, bodySignatures, body))) {
       throw new WebhookVerificationError('invalid_body_signature', 'no signature in webhook-body-signature matches');
     }
   }
@@ -123,15 +129,15 @@ export function verifyWebhook(opts: VerifyWebhookOptions): SiteHealthEvent {
 }
 
 /**
- * Checks `webhook-body-signature` (an HMAC of the body alone) and returns the event. It carries
- * no timestamp, so it does not protect against replays: prefer `verifyWebhook`, and use this
- * where only the body survives (a stored payload, `DeliveryAttemptDetail.payload`).
+ * Checks `webhook-body-signature` (an HMAC of the body alone) and resolves to the event. It
+ * carries no timestamp, so it does not protect against replays: prefer `verifyWebhook`, and use
+ * this where only the body survives (a stored payload, `DeliveryAttemptDetail.payload`).
  */
-export function verifyBodySignature(opts: Omit<VerifyWebhookOptions, 'toleranceSeconds' | 'requireBodySignature' | 'now'>): SiteHealthEvent {
-  const key = signingKey(opts.secret);
+export async function verifyBodySignature(opts: Omit<VerifyWebhookOptions, 'toleranceSeconds' | 'requireBodySignature' | 'now'>): Promise<SiteHealthEvent> {
+  const key = await hmacKey(signingKey(opts.secret));
   const signatures = requireHeader(opts.headers, 'webhook-body-signature');
   const body = bytes(opts.body);
-  if (!matchesAny(signatures, hmac(key, body))) {
+  if (!(await matchesAny(key, signatures, body))) {
     throw new WebhookVerificationError('invalid_body_signature', 'no signature in webhook-body-signature matches');
   }
   return parseEvent(body);
@@ -142,37 +148,46 @@ export function verifyBodySignature(opts: Omit<VerifyWebhookOptions, 'toleranceS
  * a list (the current one first): each header then carries one signature per secret, as after a
  * rotation. `timestamp` defaults to now (Unix seconds).
  */
-export function signWebhook(opts: { id: string; body: RawBody; secret: string | readonly string[]; timestamp?: number }): Record<
+export async function signWebhook(opts: { id: string; body: RawBody; secret: string | readonly string[]; timestamp?: number }): Promise<Record<
   'webhook-id' | 'webhook-timestamp' | 'webhook-signature' | 'webhook-body-signature',
   string
-> {
+>> {
   const timestamp = String(opts.timestamp ?? Math.floor(Date.now() / 1000));
-  const keys = (typeof opts.secret === 'string' ? [opts.secret] : opts.secret).map(signingKey);
+  const keys = await Promise.all((typeof opts.secret === 'string' ? [opts.secret] : opts.secret).map((s) => hmacKey(signingKey(s))));
   const body = bytes(opts.body);
-  const prefix = Buffer.from(`${opts.id}.${timestamp}.`, 'utf8');
+  const signed = join(utf8.encode(`${opts.id}.${timestamp}.`), body);
+  const sign = async (data: Bytes) => (await Promise.all(keys.map(async (k) => `v1,${toBase64(await hmac(k, data))}`))).join(' ');
   return {
     'webhook-id': opts.id,
     'webhook-timestamp': timestamp,
-    'webhook-signature': keys.map((k) => `v1,${hmac(k, prefix, body).toString('base64')}`).join(' '),
-    'webhook-body-signature': keys.map((k) => `v1,${hmac(k, body).toString('base64')}`).join(' '),
+    'webhook-signature': await sign(signed),
+    'webhook-body-signature': await sign(body),
   };
 }
 
-function hmac(key: Buffer, ...parts: Uint8Array[]): Buffer {
-  const h = createHmac('sha256', key);
-  for (const p of parts) h.update(p);
-  return h.digest();
+function subtle(): SubtleCrypto {
+  const s = globalThis.crypto?.subtle;
+  if (!s) throw new WebhookVerificationError('invalid_secret', 'Web Crypto (globalThis.crypto.subtle) is not available in this runtime');
+  return s;
 }
 
-/** True when one of the space-separated `v1,<base64>` entries equals `expected`. */
-function matchesAny(header: string, expected: Buffer): boolean {
+function hmacKey(raw: Bytes): Promise<CryptoKey> {
+  return subtle().importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+}
+
+async function hmac(key: CryptoKey, data: Bytes): Promise<Bytes> {
+  return new Uint8Array(await subtle().sign('HMAC', key, data));
+}
+
+/** True when one of the space-separated `v1,<base64>` entries is the HMAC of `data`. */
+async function matchesAny(key: CryptoKey, header: string, data: Bytes): Promise<boolean> {
   let found = false;
   for (const entry of header.split(/\s+/)) {
     const comma = entry.indexOf(',');
     if (comma < 0 || entry.slice(0, comma) !== 'v1') continue; // other schemes (v1a, ...) are not ours
-    const given = Buffer.from(entry.slice(comma + 1), 'base64');
-    // Check every entry, so the time taken does not tell which one matched.
-    if (given.length === expected.length && timingSafeEqual(given, expected)) found = true;
+    const given = fromBase64(entry.slice(comma + 1));
+    // Every entry is checked, so the time taken does not tell which one matched.
+    if (given.length === 32 && (await subtle().verify('HMAC', key, given, data))) found = true;
   }
   return found;
 }
@@ -194,19 +209,45 @@ function headerValue(headers: HeadersInput, name: string): string | undefined {
   return undefined;
 }
 
-function bytes(body: RawBody): Buffer {
-  if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  if (body instanceof ArrayBuffer) return Buffer.from(body);
+function bytes(body: RawBody): Bytes {
+  if (typeof body === 'string') return utf8.encode(body);
+  if (body instanceof Uint8Array) return new Uint8Array(body); // a copy: a Buffer may sit in a shared pool
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
   throw new WebhookVerificationError('invalid_body', 'body must be the raw request body (a string or bytes), not a parsed object');
+}
+
+function join(a: Bytes, b: Bytes): Bytes {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
+/**
+ * Base64 as Node's Buffer reads it: the standard or URL-safe alphabet, padding optional,
+ * characters outside the alphabet skipped.
+ */
+function fromBase64(text: string): Bytes {
+  let clean = text.replace(/-/g, '+').replace(/_/g, '/').replace(/[^A-Za-z0-9+/]/g, '');
+  if (clean.length % 4 === 1) clean = clean.slice(0, -1);
+  const binary = atob(clean + '='.repeat((4 - (clean.length % 4)) % 4));
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+function toBase64(data: Uint8Array): string {
+  let binary = '';
+  for (const b of data) binary += String.fromCharCode(b);
+  return btoa(binary);
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 
-function parseEvent(body: Buffer): SiteHealthEvent {
+function parseEvent(body: Bytes): SiteHealthEvent {
   let event: unknown;
   try {
-    event = JSON.parse(body.toString('utf8'));
+    event = JSON.parse(new TextDecoder().decode(body));
   } catch {
     throw new WebhookVerificationError('invalid_body', 'the body is not JSON');
   }

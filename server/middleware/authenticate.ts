@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import type { Db } from '../../core/db/index.ts';
 import { authenticateKey, looksLikeKey, type WorkspaceHint } from '../../core/access/index.ts';
 import type { Operation } from '../../core/contract/index.ts';
-import { DomainError, isUuid } from '../../core/platform/index.ts';
+import { InsufficientScope, isUuid } from '../../core/platform/index.ts';
 import { NO_BODY, readBodyText, tryParseJson } from '../body.ts';
 import { problem, sendProblem } from '../problem.ts';
 import type { OperationState } from '../state.ts';
@@ -60,7 +60,7 @@ export function requireScope(op: Operation) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const { auth } = ctx.state as OperationState;
     if (op.scope && !(auth!.scopes as string[]).includes(op.scope)) {
-      throw new DomainError(403, 'insufficient_scope', 'Insufficient scope', `This operation needs the "${op.scope}" scope.`);
+      throw new InsufficientScope(op.scope);
     }
     await next();
   };

@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { WorkspaceGuard } from '../../core/access/index.ts';
 import type { Db } from '../../core/db/index.ts';
-import type { Config } from '../../core/platform/index.ts';
+import type { Config, ReferencingField } from '../../core/platform/index.ts';
 import type { AnyHandler } from '../handler-types.ts';
 import type { OperationState } from '../state.ts';
 
@@ -13,11 +13,30 @@ import type { OperationState } from '../state.ts';
 export function guardWorkspaces(db: Db) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const state = ctx.state as OperationState;
-    state.access = new WorkspaceGuard(db, state.auth!, state.named, (id) => {
-      state.workspaceId ??= id;
-    });
+    state.access = new WorkspaceGuard(
+      db,
+      state.auth!,
+      state.named,
+      (id) => {
+        state.workspaceId ??= id;
+      },
+      namingField(state),
+    );
     await next();
   };
+}
+
+/**
+ * The body or query field that names the request's workspace, as the operation's `x-workspace`
+ * declares it (spec/main.tsp), with the id it gave (the request is valid by now). A path id is
+ * not a field: its 404 names nothing (docs/api.md#validation).
+ */
+function namingField(state: OperationState): (ReferencingField & { id: string }) | null {
+  const source = state.op.workspace;
+  if (!source || source.of || source.from === 'path') return null;
+  const part = source.from === 'query' ? state.query : (state.body as Record<string, unknown> | undefined);
+  const id = part?.[source.name];
+  return typeof id === 'string' ? { in: source.from, name: source.name, id } : null;
 }
 
 /** Runs the operation's handler and writes its reply. */

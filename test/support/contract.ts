@@ -1,4 +1,4 @@
-import { anchored, createAjv, loadDocument, type OpenApiDocument, type OperationId, type ValidateFunction } from '../../core/contract/index.ts';
+import { anchored, createAjv, loadDocument, problemTypes, type OpenApiDocument, type OperationId, type ValidateFunction } from '../../core/contract/index.ts';
 
 const doc: OpenApiDocument = loadDocument();
 // The server's own ajv set-up, without defaults: a response must carry every field itself.
@@ -40,6 +40,26 @@ const PROBLEM = doc.components.schemas.Problem;
  * Returns a list of violations (empty when the response conforms).
  */
 export function responseViolations(method: string, pathname: string, status: number, contentType: string, body: unknown): string[] {
+  const wrongType = contentType.startsWith('application/problem+json') ? problemTypeViolations(status, body) : [];
+  return wrongType.length ? wrongType : schemaViolations(method, pathname, status, body, contentType);
+}
+
+/**
+ * A problem document is of its code's type, as the document's ProblemCode (spec/common/errors.tsp)
+ * declares it: that status, that title, `type` the code's page.
+ */
+function problemTypeViolations(status: number, body: unknown): string[] {
+  const p = body as { code?: unknown; status?: unknown; title?: unknown; type?: unknown } | undefined;
+  const t = typeof p?.code === 'string' ? problemTypes().get(p.code) : undefined;
+  if (!t) return []; // the schema check says what is wrong
+  const out: string[] = [];
+  if (status !== t.status || p!.status !== t.status) out.push(`${t.code} answered ${status} (status ${String(p!.status)}); its problem type says ${t.status}`);
+  if (p!.title !== t.title) out.push(`${t.code} has title ${JSON.stringify(p!.title)}; its problem type says ${JSON.stringify(t.title)}`);
+  if (p!.type !== `/problems/${t.code}`) out.push(`${t.code} has type ${JSON.stringify(p!.type)}`);
+  return out;
+}
+
+function schemaViolations(method: string, pathname: string, status: number, body: unknown, contentType: string): string[] {
   const route = routes.find((r) => r.regex.test(pathname));
   const op = route?.methods[method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase()];
   const isProblem = contentType.startsWith('application/problem+json');

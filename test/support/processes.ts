@@ -124,7 +124,7 @@ export function runCli(databaseUrl: string, args: string[], env: Record<string, 
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'cli/admin.ts'), ...args],
+      ['--import', 'tsx', path.join(root, 'admin/admin.ts'), ...args],
       { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl, ...env }, maxBuffer: 10 * 1024 * 1024 },
       (err, stdout, stderr) => {
         const code = err ? ((err as { code?: number }).code ?? 1) : 0;

@@ -3,7 +3,8 @@
 // analysis (`categorize`, `detectSignals`) reads them from the path and the lines, exactly as
 // `changesFromGit` does in a real pipeline, so a deploy carries what CI would really send.
 
-import { categorize, detectSignals, type Change, type DiffLine, type FileStatus } from '../../../sdk/src/index.ts';
+import type { Change } from '@sitehealth/sdk';
+import { categorize, detectSignals, type DiffLine, type FileStatus } from '@sitehealth/sdk/signals';
 
 /** One hunk: removed lines numbered from `line` (old file), added ones from `newLine` (new file, default `line`). */
 export interface Hunk {

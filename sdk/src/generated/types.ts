@@ -715,7 +715,7 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** @description One request field that failed validation. */
+        /** @description One request field that failed validation, or that names a resource the caller cannot see. */
         FieldError: {
             /**
              * @description Which part of the request the field is in.
@@ -973,9 +973,9 @@ export interface components {
          *     `code` is stable and meant for programs; `title` and `detail` are for people.
          */
         Problem: {
-            /** @description A URI reference naming the problem type: `/problems/<code>`. */
+            /** @description A URI reference naming the problem type: `/problems/<code>`, a page on this server that explains the code. */
             type: string;
-            /** @description Short summary of the problem type. */
+            /** @description Short summary of the problem type: the same for every problem of one `code`. */
             title: string;
             /**
              * Format: int32
@@ -984,11 +984,24 @@ export interface components {
             status: number;
             /** @description What went wrong with this request. Never contains a stack trace or a secret. */
             detail: string;
-            /** @description Machine-readable error code (see each response). */
-            code: string;
-            /** @description Every offending field, for `validation_failed`. */
+            /** @description Machine-readable error code. */
+            code: components["schemas"]["ProblemCode"];
+            /**
+             * @description Every offending field, for `validation_failed`; for `not_found`, the body or query field
+             *     that names the resource the caller cannot see.
+             */
             errors?: components["schemas"]["FieldError"][];
+            /** @description For `insufficient_scope`: the scope the operation needs. */
+            requiredScope?: components["schemas"]["Scope"];
+            /** @description For `forbidden` because of the caller's role: the lowest role that may do it. */
+            requiredRole?: components["schemas"]["Role"];
         };
+        /**
+         * @description The stable `code` of a problem document: the complete list. Programs branch on it; each code's
+         *     page, `GET /problems/<code>` (the problem's `type`), says in words what it means and what to
+         *     do next. Each value's `title` is the problem's `title`, and `x-status` its HTTP status.
+         */
+        ProblemCode: string & ("validation_failed" | "invalid_json" | "bad_request" | "unauthorized" | "workspace_limit" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable");
         /** @description A redirect hop: a URL that answered with a redirect, and its status. */
         RedirectHop: {
             url: string;
@@ -1528,7 +1541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1537,7 +1550,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1663,7 +1680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1672,7 +1689,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1804,7 +1825,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1813,7 +1834,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1957,7 +1982,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1966,7 +1991,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2102,7 +2131,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2111,7 +2140,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2229,7 +2262,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2238,7 +2271,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2356,7 +2393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2365,7 +2402,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2497,7 +2538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2506,7 +2547,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2650,7 +2695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2659,7 +2704,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2780,7 +2829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2789,7 +2838,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2922,7 +2975,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2931,7 +2984,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3057,7 +3114,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3066,7 +3123,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3184,7 +3245,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3193,7 +3254,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3324,7 +3389,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3333,7 +3398,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3472,7 +3541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3481,7 +3550,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3605,7 +3678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3614,7 +3687,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3755,7 +3832,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3764,7 +3841,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3908,7 +3989,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3917,7 +3998,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4038,7 +4123,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4047,7 +4132,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4180,7 +4269,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope. `forbidden`: the caller's role in the workspace is too low, or a workspace-bound key tried to create a workspace. */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4189,7 +4278,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). */
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -1,11 +1,11 @@
 import type { ActivityList, ActivityListQuery, ActivityRow } from '../types.js';
-import { Resource, everyRow, unwrap } from './resource.js';
+import { Resource, everyRow, unwrap, type RequestOptions, type WithResponse } from './resource.js';
 
 /** `/v1/activity`: the activity feed (webhook, billing and security events). */
 export class Activity extends Resource {
   /** `Activity_list`: one page, newest first; `meta.next_cursor` is null on the last page. */
-  list(query: ActivityListQuery = {}): Promise<ActivityList> {
-    return unwrap(this.client.GET('/v1/activity', { params: { query } }));
+  list(query: ActivityListQuery = {}, options?: RequestOptions): Promise<WithResponse<ActivityList>> {
+    return unwrap(this.client.GET('/v1/activity', { params: { query }, ...this.call(options) }));
   }
 
   /**
@@ -15,7 +15,7 @@ export class Activity extends Resource {
    * for await (const row of client.activity.iterate({ workspace_id, kind: 'security' })) console.log(row.action);
    * ```
    */
-  iterate(query: ActivityListQuery = {}): AsyncGenerator<ActivityRow, void, undefined> {
-    return everyRow((q: ActivityListQuery) => this.list(q), query);
+  iterate(query: ActivityListQuery = {}, options?: RequestOptions): AsyncGenerator<ActivityRow, void, undefined> {
+    return everyRow((q: ActivityListQuery) => this.list(q, options), query);
   }
 }

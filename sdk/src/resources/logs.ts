@@ -1,11 +1,11 @@
 import type { LogList, LogListQuery, LogRow } from '../types.js';
-import { Resource, unwrap } from './resource.js';
+import { Resource, unwrap, type RequestOptions, type WithResponse } from './resource.js';
 
 /** `/v1/logs`: a workspace's request log. */
 export class Logs extends Resource {
   /** `Logs_list`: one page, newest first, with `meta` (totals and buckets over the whole window, `has_more`). */
-  list(query: LogListQuery): Promise<LogList> {
-    return unwrap(this.client.GET('/v1/logs', { params: { query } }));
+  list(query: LogListQuery, options?: RequestOptions): Promise<WithResponse<LogList>> {
+    return unwrap(this.client.GET('/v1/logs', { params: { query }, ...this.call(options) }));
   }
 
   /**
@@ -16,10 +16,10 @@ export class Logs extends Resource {
    * for await (const row of client.logs.iterate({ workspace_id, status: 'failed' })) console.log(row.path);
    * ```
    */
-  async *iterate(query: LogListQuery): AsyncGenerator<LogRow, void, undefined> {
+  async *iterate(query: LogListQuery, options?: RequestOptions): AsyncGenerator<LogRow, void, undefined> {
     let params: LogListQuery = { ...query };
     for (;;) {
-      const page = await this.list(params);
+      const page = await this.list(params, options);
       yield* page.data;
       const last = page.data.at(-1);
       if (!page.meta.has_more || !last) return;

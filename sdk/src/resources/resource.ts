@@ -1,8 +1,64 @@
 import type { Client } from 'openapi-fetch';
-import { errorFromResponse } from '../errors.js';
+import { errorFromResponse, parseRateLimit, type RateLimitInfo } from '../errors.js';
 import type { paths } from '../generated/types.js';
+import { retryingFetch, type FetchLike } from '../transport.js';
 
 export type ApiClient = Client<paths>;
+
+/**
+ * Options of one call, the last argument of every resource method. Each overrides the client's
+ * option of the same name for this call only.
+ *
+ * ```ts
+ * await client.workspaces.create({ name: 'Shop', website: 'https://shop.example' }, { idempotencyKey: orderId, timeoutMs: 5_000 });
+ * ```
+ */
+export interface RequestOptions {
+  /** Cancels the call (and its retries): the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Time limit of each attempt in milliseconds. */
+  timeoutMs?: number;
+  /** Extra request headers (the key and `User-Agent` are the client's). */
+  headers?: Record<string, string>;
+  /** How many times a retryable request is sent again; 0 turns retries off for this call. */
+  maxRetries?: number;
+  /**
+   * `Idempotency-Key` of a POST: the API answers a repeat of the key with the first answer for 24
+   * hours, and 409 `idempotency_key_reused` when the body differs. Default: a new UUID per call,
+   * kept across that call's retries.
+   */
+  idempotencyKey?: string;
+}
+
+/** What a successful response said besides its body. */
+export interface ResponseInfo {
+  status: number;
+  /** `X-Request-Id`: quote it when reporting a problem. */
+  requestId: string | null;
+  /** The `RateLimit-*` headers: how many requests are left in the window. */
+  rateLimit: RateLimitInfo | null;
+  headers: Headers;
+}
+
+/**
+ * A method's result with its response's details in `lastResponse` (as stripe-node names it).
+ * The property is not enumerable: it stays out of `JSON.stringify` and of equality checks.
+ */
+export type WithResponse<T> = T & { readonly lastResponse: ResponseInfo };
+
+/** The result of a delete, which answers 204 with no body. */
+export interface Deleted {
+  id: string;
+  deleted: true;
+}
+
+/** What every resource of one client shares: the openapi-fetch client and its transport settings. */
+export interface Transport {
+  client: ApiClient;
+  fetch: FetchLike;
+  maxRetries: number;
+  timeoutMs: number;
+}
 
 /**
  * What openapi-fetch resolves to (its `FetchResponse`): `{data, response}` for a 2xx response,
@@ -12,14 +68,28 @@ export type ApiClient = Client<paths>;
 type Result<T> = { data?: T; error?: unknown; response: Response } &
   NoInfer<{ data: T; error?: never } | { data?: never; error: unknown }>;
 
-/** The success body of an openapi-fetch call, or the typed error of its response. */
-export async function unwrap<T>(call: Promise<Result<T>>): Promise<T> {
-  const result = await call;
-  if ('error' in result || !result.response.ok) throw errorFromResponse(result.response, result.error);
-  return result.data;
+export function responseInfo(response: Response): ResponseInfo {
+  return { status: response.status, requestId: response.headers.get('x-request-id'), rateLimit: parseRateLimit(response.headers), headers: response.headers };
 }
 
-/** Base of the resource classes: each holds the one openapi-fetch client of its `SiteHealth`. */
+function withResponse<T extends object>(value: T, response: Response): WithResponse<T> {
+  return Object.defineProperty(value, 'lastResponse', { value: responseInfo(response), enumerable: false, configurable: true }) as WithResponse<T>;
+}
+
+/** The success body of an openapi-fetch call, with `lastResponse`, or the typed error of its response. */
+export async function unwrap<T extends object>(call: Promise<Result<T>>): Promise<WithResponse<T>> {
+  const result = await call;
+  if ('error' in result || !result.response.ok) throw errorFromResponse(result.response, result.error);
+  return withResponse(result.data, result.response);
+}
+
+/** `unwrap` for a 204: the id of what was deleted. */
+export async function unwrapDeleted(call: Promise<{ error?: unknown; response: Response }>, id: string): Promise<WithResponse<Deleted>> {
+  const result = await call;
+  if ('error' in result || !result.response.ok) throw errorFromResponse(result.response, result.error);
+  return withResponse({ id, deleted: true as const }, result.response);
+}
+
 /** A page of any list: every list pages the same way (`meta.next_cursor`, passed back as `cursor`). */
 export interface Page<Row> {
   data: Row[];
@@ -38,6 +108,34 @@ export async function* everyRow<Q extends { cursor?: string }, Row>(list: (query
   }
 }
 
+/** Base of the resource classes: each holds the one transport of its `SiteHealth`. */
 export abstract class Resource {
-  constructor(protected readonly client: ApiClient) {}
+  protected readonly client: ApiClient;
+
+  constructor(private readonly transport: Transport) {
+    this.client = transport.client;
+  }
+
+  /**
+   * The openapi-fetch options of one call: its signal and headers, and, when it changes the
+   * timeout or the retries, a fetch of its own with those settings.
+   */
+  protected call(options: RequestOptions = {}): { signal?: AbortSignal; headers?: Record<string, string>; fetch?: (request: Request) => Promise<Response> } {
+    const { signal, timeoutMs, maxRetries, idempotencyKey } = options;
+    const headers = { ...options.headers, ...(idempotencyKey !== undefined && { 'Idempotency-Key': idempotencyKey }) };
+    // A bad option rejects the call's promise, as any other failure of the call does.
+    const invalid =
+      timeoutMs !== undefined && !(timeoutMs > 0) ? '`timeoutMs` must be a positive number'
+      : maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0) ? '`maxRetries` must be an integer >= 0'
+      : null;
+    if (invalid) return { fetch: () => Promise.reject(new TypeError(`SiteHealth: ${invalid}`)) };
+    const own = timeoutMs !== undefined || maxRetries !== undefined;
+    return {
+      ...(signal && { signal }),
+      ...(Object.keys(headers).length > 0 && { headers }),
+      ...(own && {
+        fetch: retryingFetch({ fetch: this.transport.fetch, maxRetries: maxRetries ?? this.transport.maxRetries, timeoutMs: timeoutMs ?? this.transport.timeoutMs }),
+      }),
+    };
+  }
 }

@@ -1,5 +1,5 @@
 import type { SiteCheckLatest } from '../types.js';
-import { Resource, unwrap } from './resource.js';
+import { Resource, unwrap, type RequestOptions, type WithResponse } from './resource.js';
 
 /** `/v1/site-checks`. */
 export class SiteChecks extends Resource {
@@ -8,7 +8,7 @@ export class SiteChecks extends Resource {
    * findings and issues (`{latest: null, check: null, baseline: null, findings: [], issues: []}`
    * before the first check).
    */
-  latest(workspaceId: string): Promise<SiteCheckLatest> {
-    return unwrap(this.client.GET('/v1/site-checks/latest', { params: { query: { workspace_id: workspaceId } } }));
+  latest(workspaceId: string, options?: RequestOptions): Promise<WithResponse<SiteCheckLatest>> {
+    return unwrap(this.client.GET('/v1/site-checks/latest', { params: { query: { workspace_id: workspaceId } }, ...this.call(options) }));
   }
 }

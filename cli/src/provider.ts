@@ -1,7 +1,7 @@
 // Which CI runs us, which commit it built, on which branch, and what to compare it with.
 import { readFileSync } from 'node:fs';
 import type { EnvCiResult } from 'env-ci';
-import { resolveCommit } from './diff.js';
+import { resolveCommit } from './git.js';
 
 /** Where `CiInfo.base` came from, for the CI log. */
 export type BaseSource =

@@ -19,8 +19,8 @@ import accountsSetLimit from './commands/accounts-set-limit.ts';
 import { jobsCommands } from './commands/jobs.ts';
 import searchImport from './commands/search-import.ts';
 
-// The command table: one file per command in cli/commands/, named after the command.
-// To add one, write cli/commands/<group>-<verb>.ts exporting defineCommand({...}) and
+// The command table: one file per command in admin/commands/, named after the command.
+// To add one, write admin/commands/<group>-<verb>.ts exporting defineCommand({...}) and
 // list it here; help, flag parsing, --json, the database and exit codes come for free.
 const COMMANDS: RegisteredCommand[] = [
   registerCommand(bootstrap),

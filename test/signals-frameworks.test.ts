@@ -3,7 +3,9 @@
 // `changesFromGit` must give exactly these categories and signals (kind, change, line).
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { changesFromGit, type AnalyzedChange, type Signal } from '../sdk/src/index.ts';
+import { changesFromGit } from '@sitehealth/cli';
+import type { Signal } from '@sitehealth/sdk';
+import type { AnalyzedChange } from '@sitehealth/sdk/signals';
 import { GitRepo, lines } from './support/git-repo.ts';
 
 /** `sig('title', 'r', 8)`: title removed at old line 8; no line for file-level signals. */

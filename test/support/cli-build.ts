@@ -1,6 +1,8 @@
-// The SDK as its bins run it: compiled by tsc into a temporary package folder (dist/, bin/,
-// package.json, and node_modules pointing at the repository's), so CLI tests spawn the real
-// `bin/sitehealth.mjs` without writing into sdk/dist (another test may be packing it).
+// The CLI as its bins run it: both packages built by scripts/build-package.mjs (JavaScript only)
+// into a folder under the repository's .tmp/: the CLI's dist/, bin/ and package.json, and the
+// SDK it imports as node_modules/@sitehealth/sdk; their other dependencies resolve from the
+// repository's node_modules further up. CLI tests spawn the real `bin/sitehealth.mjs` without
+// writing into sdk/dist or cli/dist (another test may be packing them).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export interface StagedSdk {
+export interface StagedCli {
   dir: string;
   /** bin/sitehealth.mjs */
   bin: string;
@@ -24,19 +26,25 @@ export interface BinResult {
   stderr: string;
 }
 
-export async function stageSdk(): Promise<StagedSdk> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sitehealth-sdk-stage-'));
-  await new Promise<void>((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'sdk/tsconfig.json'), '--outDir', path.join(dir, 'dist')],
-      { cwd: root },
-      (err, stdout, stderr) => (err ? reject(new Error(`tsc failed: ${stdout}${stderr}`)) : resolve()),
+function buildPackage(args: readonly string[]): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    execFile(process.execPath, [path.join(root, 'scripts/build-package.mjs'), ...args], { cwd: root }, (err, stdout, stderr) =>
+      err ? reject(new Error(`build-package ${args.join(' ')} failed: ${stdout}${stderr}`)) : resolve(),
     );
   });
-  fs.cpSync(path.join(root, 'sdk/bin'), path.join(dir, 'bin'), { recursive: true });
-  fs.copyFileSync(path.join(root, 'sdk/package.json'), path.join(dir, 'package.json'));
-  fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+}
+
+export async function stageCli(): Promise<StagedCli> {
+  fs.mkdirSync(path.join(root, '.tmp'), { recursive: true });
+  const dir = fs.mkdtempSync(path.join(root, '.tmp', 'cli-stage-'));
+  const sdkDir = path.join(dir, 'node_modules', '@sitehealth', 'sdk');
+  await Promise.all([
+    buildPackage(['sdk', '--out', path.join(sdkDir, 'dist'), '--no-types']),
+    buildPackage(['cli', '--out', path.join(dir, 'dist'), '--no-types']),
+  ]);
+  fs.copyFileSync(path.join(root, 'sdk/package.json'), path.join(sdkDir, 'package.json'));
+  fs.cpSync(path.join(root, 'cli/bin'), path.join(dir, 'bin'), { recursive: true });
+  fs.copyFileSync(path.join(root, 'cli/package.json'), path.join(dir, 'package.json'));
   return {
     dir,
     bin: path.join(dir, 'bin/sitehealth.mjs'),

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DEFAULT_BASE_URL } from '../client.js';
+import { DEFAULT_BASE_URL, MAX_CHANGES, MAX_SIGNALS_PER_CHANGE, SiteHealthError, type Severity } from '@sitehealth/sdk';
 import {
   DeployConfigError,
   DEFAULT_POLL_INTERVAL_MS,
@@ -13,9 +13,6 @@ import {
   type DeployProgress,
   type RecordDeployResult,
 } from '../deploy.js';
-import { SiteHealthError } from '../errors.js';
-import { MAX_CHANGES, MAX_SIGNALS_PER_CHANGE } from '../limits.js';
-import type { Severity } from '../types.js';
 import { VERSION } from '../version.js';
 import { formatFindings } from './format.js';
 import { doctorAction, type DoctorFlags } from './doctor.js';

@@ -6,17 +6,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  buildDeployBody,
-  changesFromDiffText,
-  changesFromGit,
-  detectSignals,
-  unquoteGitPath,
-  UnifiedDiffParser,
-  MAX_DIFF_LINE_BYTES,
-  type AnalyzedChange,
-  type Signal,
-} from '../sdk/src/index.ts';
+import { buildDeployBody, changesFromGit } from '@sitehealth/cli';
+import type { Signal } from '@sitehealth/sdk';
+import { changesFromDiffText, detectSignals, unquoteGitPath, UnifiedDiffParser, MAX_DIFF_LINE_BYTES, type AnalyzedChange } from '@sitehealth/sdk/signals';
 import { GitRepo, lines } from './support/git-repo.ts';
 
 function sig(kind: Signal['kind'], change: 'a' | 'r', line?: number): Signal {

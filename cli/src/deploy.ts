@@ -1,17 +1,15 @@
 // Recording a deploy from CI: where it runs, what changed (paths, categories and signals from
 // `git diff`, never code), the `POST /v1/deploys` call, and optionally waiting for the deploy's
 // site check and judging its findings. `sitehealth deploy` is a thin layer over `recordDeploy`.
-import { createClient, type SiteHealth } from './client.js';
-import { buildDeployBody } from './ci/body.js';
-import { CATEGORY_PRIORITY, categorize, normalizePath } from './ci/categorize.js';
-import { changesFromGit } from './ci/changes.js';
-import { resolveCommit } from './ci/diff.js';
-import { detectCi, type CiInfo } from './ci/provider.js';
-import { NotFoundError, SiteHealthError, ApiError, ConnectionError, RateLimitError } from './errors.js';
-import { MAX_CHANGES, MAX_MESSAGE_LENGTH } from './limits.js';
-import type { ChangeInput, Deploy, DeployCreate, DeployDetail, DeployFinding, PageRecord, RunState, Severity, SiteCheck, SiteCheckIssue } from './types.js';
+import { createClient, NotFoundError, SiteHealthError, ApiError, ConnectionError, RateLimitError, MAX_CHANGES, type SiteHealth } from '@sitehealth/sdk';
+import type { ChangeInput, Deploy, DeployCreate, DeployDetail, DeployFinding, PageRecord, RunState, Severity, SiteCheck, SiteCheckIssue } from '@sitehealth/sdk';
+import { CATEGORY_PRIORITY, categorize, normalizePath } from '@sitehealth/sdk/signals';
+import { buildDeployBody } from './body.js';
+import { changesFromGit } from './changes-from-git.js';
+import { resolveCommit } from './git.js';
+import { detectCi, type CiInfo } from './provider.js';
+import { VERSION } from './version.js';
 
-export { MAX_CHANGES, MAX_MESSAGE_LENGTH, categorize };
 
 /**
  * Maps changed file paths (e.g. from `git diff --name-only`) to `{path, category}` changes with
@@ -308,6 +306,28 @@ function envValue(env: Record<string, string | undefined>, name: string): string
 }
 
 /**
+ * Where the value of a deploy body field came from, named as the person running the command
+ * set it: the flag and its variable, not the API's JSON Pointer.
+ */
+const FIELD_SOURCES: Record<string, string> = {
+  '/workspaceId': '--workspace (SITEHEALTH_WORKSPACE_ID)',
+  '/commitSha': "--commit (SITEHEALTH_COMMIT, or the CI's commit)",
+  '/ref': '--ref (SITEHEALTH_REF)',
+  '/environment': '--environment (SITEHEALTH_ENVIRONMENT)',
+  '/message': '--message',
+  '/deployedAt': '--deployed-at',
+  '/ciProvider': "the CI provider (from the CI's environment)",
+  '/ciRunUrl': "the CI run URL (from the CI's environment)",
+  '/changes': 'the changed files (git diff, or --changed-files-from)',
+};
+
+function whereFrom(pointer: string): string {
+  const top = `/${pointer.split('/')[1] ?? ''}`;
+  const source = FIELD_SOURCES[top];
+  return source ? `${source}${pointer !== top ? ` at ${pointer}` : ''}` : pointer || 'the request';
+}
+
+/**
  * Records a deploy the way `sitehealth deploy` does: detects the CI service, the commit, the ref
  * and the base (`detectCi`), reads the changed files' categories and signals from `git diff`
  * between the base and the commit (`changesFromGit`: paths, signal kinds and line numbers only,
@@ -413,7 +433,7 @@ export async function recordDeploy(options: RecordDeployOptions = {}): Promise<R
     const apiKey = options.apiKey ?? envValue(env, 'SITEHEALTH_API_KEY');
     if (!apiKey) throw new DeployConfigError('no API key: set SITEHEALTH_API_KEY (a key with the `deploys` scope)');
     try {
-      client = createClient({ apiKey, baseUrl: options.baseUrl ?? envValue(env, 'SITEHEALTH_URL'), userAgent: 'sitehealth-cli' });
+      client = createClient({ apiKey, baseUrl: options.baseUrl ?? envValue(env, 'SITEHEALTH_URL'), userAgent: `sitehealth-cli/${VERSION}` });
     } catch (err) {
       throw new DeployConfigError((err as Error).message, { cause: err });
     }
@@ -439,7 +459,11 @@ export async function recordDeploy(options: RecordDeployOptions = {}): Promise<R
     // What the API refuses for the pipeline's own settings (the key, the workspace, a value) is a
     // configuration error, not an outage: the same run would fail again.
     if (err instanceof SiteHealthError && [400, 401, 403, 404].includes(err.status)) {
-      const why = err.status === 401 ? `the API key was not accepted (${err.message})` : err.status === 404 ? `workspace ${body.workspaceId ?? "of the key's binding"} does not exist or this key cannot see it` : err.message;
+      const why =
+        err.status === 401 ? `the API key (SITEHEALTH_API_KEY) was not accepted: ${err.detail ?? err.message}`
+        : err.status === 404 ? `the workspace ${body.workspaceId ?? "of the key's binding"} (--workspace, SITEHEALTH_WORKSPACE_ID) does not exist or this key cannot see it`
+        : err.status === 400 && err.errors.length > 0 ? `${err.errors.map((e) => `${whereFrom(e.path)}: ${e.message}`).join('; ')} (the API answered ${err.message})`
+        : err.message;
       throw new DeployConfigError(`${why}; nothing was recorded`, { cause: err });
     }
     throw err;

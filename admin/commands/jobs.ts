@@ -100,5 +100,5 @@ is queued or running.
   },
 });
 
-/** Registered in cli/admin.ts's command table. */
+/** Registered in admin/admin.ts's command table. */
 export const jobsCommands: RegisteredCommand[] = [registerCommand(jobsStats), registerCommand(jobsList), registerCommand(jobsRetry)];

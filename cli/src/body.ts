@@ -1,8 +1,8 @@
 // The `POST /v1/deploys` body, rebuilt field by field so that nothing but paths, categories,
 // signal kinds/changes/lines and the commit metadata can reach the server.
-import { COMMIT_SHA_PATTERN, MAX_CHANGES, MAX_MESSAGE_LENGTH, MAX_PATH_LENGTH, MAX_REF_LENGTH, MAX_SIGNAL_LINE } from '../limits.js';
-import type { ChangeCategory, ChangeInput, DeployCreate, Signal, SignalKind } from '../types.js';
-import { MAX_SIGNALS_PER_FILE } from './signals.js';
+import { COMMIT_SHA_PATTERN, MAX_CHANGES, MAX_MESSAGE_LENGTH, MAX_PATH_LENGTH, MAX_REF_LENGTH, MAX_SIGNAL_LINE } from '@sitehealth/sdk';
+import type { ChangeCategory, ChangeInput, DeployCreate, Signal, SignalKind } from '@sitehealth/sdk';
+import { MAX_SIGNALS_PER_FILE } from '@sitehealth/sdk/signals';
 
 // Records, so the compiler fails when the API gains or loses a value.
 const CATEGORIES: Record<ChangeCategory, true> = {

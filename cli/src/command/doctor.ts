@@ -1,9 +1,9 @@
 // `sitehealth doctor`: the key, its scopes, the workspace and the git state in one go, before a
 // pipeline relies on them (as `lhci healthcheck` does). It records nothing.
 import path from 'node:path';
-import { createClient, DEFAULT_BASE_URL } from '../client.js';
-import { detectCi } from '../ci/provider.js';
-import { resolveCommit } from '../ci/diff.js';
+import { createClient, DEFAULT_BASE_URL } from '@sitehealth/sdk';
+import { resolveCommit } from '../git.js';
+import { detectCi } from '../provider.js';
 import { DeployConfigError, checkSearchScope } from '../deploy.js';
 import type { CliIO, Out } from './output.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { detectCi, type CiInfo } from '../sdk/src/index.ts';
+import { detectCi, type CiInfo } from '@sitehealth/cli';
 import { GitRepo, lines } from './support/git-repo.ts';
 
 const OTHER_SHA = 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678';

@@ -1,5 +1,5 @@
 // How the CLI prints findings: kind, severity, page, before -> after, and the likely causes.
-import type { DeployFinding, Severity, SiteCheckIssue } from '../types.js';
+import type { DeployFinding, Severity, SiteCheckIssue } from '@sitehealth/sdk';
 
 /** A finding's `before` / `after` as a person reads it. */
 export function formatValue(v: unknown): string {

@@ -1,8 +1,9 @@
-// The SDK as a consumer gets it: `npm pack` in sdk/, the tarball installed into a fresh project
-// (from the npm cache, else the registry; without either, the tarball unpacked beside links to
-// the repository's copies of its dependencies), a consumer file that calls every resource method
-// typechecked against the package's declarations and then run against a live server, and the
-// installed `sitehealth` bins.
+// Both packages as a consumer gets them: `npm pack` in sdk/ and cli/, the tarballs installed into
+// a fresh project (from the npm cache, else the registry; without either, the tarballs unpacked
+// beside links to the repository's copies of their dependencies). A consumer file that calls every
+// resource method is typechecked against the packages' declarations and run against a live server;
+// the SDK is loaded through require() and import and bundled for a browser; the installed
+// `sitehealth` bins run.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -17,7 +18,7 @@ import { createWorkspace } from '../core/workspaces/index.ts';
 import { dropCreatedDatabases, freshDatabaseUrl } from './support/databases.ts';
 import { startReceiver, type Receiver } from './support/https-receiver.ts';
 import { killAll, startServerProcess, type ServerProc } from './support/processes.ts';
-import { root } from './support/sdk-build.ts';
+import { root } from './support/cli-build.ts';
 
 interface Run {
   code: number;
@@ -38,10 +39,16 @@ function sh(cmd: string, args: readonly string[], opts: { cwd: string; env?: Nod
 const npm = (args: string[], cwd: string, timeoutMs?: number) => sh(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd, timeoutMs });
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
 const sdkDir = path.join(root, 'sdk');
+const cliDir = path.join(root, 'cli');
+
+interface Packed {
+  filename: string;
+  files: Array<{ path: string }>;
+}
 
 let work: string;
-let tarball: string;
-let packed: { files: Array<{ path: string }> };
+let packedSdk: Packed;
+let packedCli: Packed;
 let consumer: string;
 let installedBy: 'npm' | 'links';
 
@@ -51,36 +58,61 @@ after(async () => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
+async function pack(dir: string): Promise<Packed> {
+  // `prepack` builds (the CLI's builds the SDK first). Its output precedes the JSON on stdout.
+  const res = await npm(['pack', '--json', '--pack-destination', work], dir);
+  assert.equal(res.code, 0, res.stderr);
+  const [packed] = JSON.parse(res.stdout.slice(res.stdout.search(/^\[/m)));
+  assert.ok(fs.existsSync(path.join(work, packed.filename)));
+  return packed;
+}
+
+const installed = (name: 'sdk' | 'cli') => path.join(consumer, 'node_modules/@sitehealth', name);
+
 before(async () => {
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'sitehealth-sdk-pack-'));
-  // `prepack` builds: sync-types, then tsc into sdk/dist. Its output precedes the JSON on stdout.
-  const pack = await npm(['pack', '--json', '--pack-destination', work], sdkDir);
-  assert.equal(pack.code, 0, pack.stderr);
-  const json = pack.stdout.slice(pack.stdout.search(/^\[/m));
-  [packed] = JSON.parse(json);
-  tarball = path.join(work, (packed as unknown as { filename: string }).filename);
-  assert.ok(fs.existsSync(tarball));
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'sitehealth-pack-'));
+  packedSdk = await pack(sdkDir);
+  packedCli = await pack(cliDir);
 
   consumer = path.join(work, 'consumer');
   fs.mkdirSync(consumer);
   fs.writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
-  const install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', tarball], consumer, 180_000);
+  const tarballs = [packedSdk, packedCli].map((p) => path.join(work, p.filename));
+  const install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', ...tarballs], consumer, 180_000);
   if (install.code === 0) {
     installedBy = 'npm';
   } else {
-    // Neither the cache nor the registry could be reached: the tarball, unpacked, and links to the
-    // repository's copies of exactly the dependencies it declares (their own resolve from there).
+    // Neither the cache nor the registry could be reached: the tarballs, unpacked, and links to the
+    // repository's copies of exactly the dependencies they declare (their own resolve from there).
     installedBy = 'links';
-    const target = path.join(consumer, 'node_modules/@sitehealth/sdk');
-    fs.mkdirSync(target, { recursive: true });
-    const untar = await sh('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], { cwd: consumer });
-    assert.equal(untar.code, 0, untar.stderr);
-    const deps = Object.keys(JSON.parse(fs.readFileSync(path.join(target, 'package.json'), 'utf8')).dependencies);
-    for (const d of deps) fs.symlinkSync(path.join(root, 'node_modules', d), path.join(consumer, 'node_modules', d), 'dir');
+    for (const [name, p] of [['sdk', packedSdk], ['cli', packedCli]] as const) {
+      fs.mkdirSync(installed(name), { recursive: true });
+      const untar = await sh('tar', ['-xzf', path.join(work, p.filename), '-C', installed(name), '--strip-components=1'], { cwd: consumer });
+      assert.equal(untar.code, 0, untar.stderr);
+      for (const d of Object.keys(JSON.parse(fs.readFileSync(path.join(installed(name), 'package.json'), 'utf8')).dependencies)) {
+        const link = path.join(consumer, 'node_modules', d);
+        if (!d.startsWith('@sitehealth/') && !fs.existsSync(link)) fs.symlinkSync(path.join(root, 'node_modules', d), link, 'dir');
+      }
+    }
     const why = install.stderr.split('\n').filter((l) => /error/i.test(l) && !/complete log/.test(l)).slice(0, 2).join('; ');
     process.stderr.write(`# npm install failed (${why}); installed by unpacking and linking\n`);
   }
 });
+
+/** The bare module specifiers the compiled files of an installed package import, with the files. */
+function importsOf(pkgDir: string): Map<string, string[]> {
+  const js = fs.readdirSync(path.join(pkgDir, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
+  const imported = new Map<string, string[]>();
+  for (const f of js) {
+    const text = fs.readFileSync(path.join(pkgDir, 'dist', f), 'utf8');
+    for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)|\brequire\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+      const spec = m[1] ?? m[2] ?? m[3];
+      if (spec.startsWith('.')) continue;
+      imported.set(spec, [...(imported.get(spec) ?? []), f]);
+    }
+  }
+  return imported;
+}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -92,8 +124,6 @@ import {
   SiteHealthError,
   NotFoundError,
   ValidationError,
-  recordDeploy,
-  findingsAtOrAbove,
   VERSION,
   type Deploy,
   type DeployDetail,
@@ -104,19 +134,23 @@ import {
   type paths,
 } from '@sitehealth/sdk';
 import { verifyWebhook, signWebhook, WebhookVerificationError } from '@sitehealth/sdk/webhooks';
-import { changesFromDiffText, buildDeployBody } from '@sitehealth/sdk/ci';
+import { changesFromDiffText } from '@sitehealth/sdk/signals';
+import { recordDeploy, findingsAtOrAbove, buildDeployBody, VERSION as CLI_VERSION } from '@sitehealth/cli';
 
 const env = process.env;
 const client: SiteHealth = createClient({ baseUrl: env.SITEHEALTH_URL!, apiKey: env.SITEHEALTH_API_KEY!, timeoutMs: 10_000, maxRetries: 1, userAgent: 'consumer/1.0' });
 const workspaceId = env.WORKSPACE_ID!;
-const report: Record<string, unknown> = { version: VERSION };
+const report: Record<string, unknown> = { version: VERSION, cliVersion: CLI_VERSION };
 const called: string[] = [];
 const call = async <T>(name: string, p: Promise<T>): Promise<T> => { const v = await p; called.push(name); return v; };
 
 // Workspaces
 const all = await call('workspaces.list', client.workspaces.list());
 report.workspaces = all.data.map((w) => w.id);
-const ws = await call('workspaces.create', client.workspaces.create({ name: 'Consumer ' + Date.now(), website: 'https://consumer.example' }));
+const stamp = Date.now();
+const ws = await call('workspaces.create', client.workspaces.create({ name: 'Consumer ' + stamp, website: 'https://consumer.example' }, { idempotencyKey: 'consumer-' + stamp }));
+const wsAgain = await client.workspaces.create({ name: 'Consumer ' + stamp, website: 'https://consumer.example' }, { idempotencyKey: 'consumer-' + stamp });
+report.idempotent = { same: wsAgain.id === ws.id, replayed: wsAgain.lastResponse.headers.get('idempotent-replayed'), requestId: typeof ws.lastResponse.requestId, remaining: typeof ws.lastResponse.rateLimit?.remaining };
 const got = await call('workspaces.get', client.workspaces.get(ws.id));
 const updated = await call('workspaces.update', client.workspaces.update(ws.id, { description: 'from the tarball' }));
 report.workspace = { created: ws.name === got.name, description: updated.description };
@@ -157,7 +191,7 @@ for await (const _a of client.webhooks.iterateDeliveries(hook.id, { limit: 1 }))
 called.push('webhooks.iterateDeliveries');
 const full = await call('webhooks.getDelivery', client.webhooks.getDelivery(hook.id, attempt.id));
 const again = await call('webhooks.redeliver', client.webhooks.redeliver(hook.id, attempt.id));
-const event: SiteHealthEvent = verifyWebhook({ secret: hook.secret, headers: signWebhook({ id: 'msg_consumer', body: full.payload, secret: hook.secret }), body: full.payload });
+const event: SiteHealthEvent = await verifyWebhook({ secret: hook.secret, headers: await signWebhook({ id: 'msg_consumer', body: full.payload, secret: hook.secret }), body: full.payload });
 let testWebhookId: string | null = null;
 if (event.type === 'webhook.test') testWebhookId = event.data.webhookId; // data typed by type
 await call('webhooks.delete', client.webhooks.delete(hook.id));
@@ -179,7 +213,7 @@ try {
   else if (err instanceof SiteHealthError) report.invalid = err.code;
 }
 try {
-  verifyWebhook({ secret: hook.secret, headers: {}, body: '{}' });
+  await verifyWebhook({ secret: hook.secret, headers: {}, body: '{}' });
 } catch (err) {
   if (err instanceof WebhookVerificationError) report.verification = err.reason;
 }
@@ -213,32 +247,81 @@ report.called = called;
 console.log(JSON.stringify(report));
 `;
 
-describe('the packed SDK', () => {
-  it('is a tarball of dist, bin and README whose runtime dependencies are openapi-fetch, env-ci and commander', () => {
-    const files = packed.files.map((f) => f.path).sort();
-    for (const f of ['package.json', 'README.md', 'bin/sitehealth.mjs', 'bin/sitehealth-deploy.mjs', 'dist/index.js', 'dist/index.d.ts', 'dist/webhooks.d.ts', 'dist/ci/index.d.ts', 'dist/cli/index.js', 'dist/generated/types.d.ts', 'dist/generated/values.js']) {
+describe('the packed packages', () => {
+  it('@sitehealth/sdk: dist (ESM and CommonJS, with declarations) and README, and openapi-fetch its only runtime dependency, no Node built-in', () => {
+    const files = packedSdk.files.map((f) => f.path).sort();
+    for (const f of ['package.json', 'README.md', 'dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json', 'dist/esm/webhooks.js', 'dist/cjs/webhooks.d.ts', 'dist/esm/signals/index.js', 'dist/cjs/signals/index.d.ts', 'dist/esm/generated/values.js']) {
+      assert.ok(files.includes(f), `${f} is packed`);
+    }
+    assert.deepEqual(files.filter((f) => !/^(dist\/|README\.md$|package\.json$)/.test(f)), [], 'nothing else');
+    assert.ok(!files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), 'no sources');
+    const pkg = JSON.parse(fs.readFileSync(path.join(installed('sdk'), 'package.json'), 'utf8'));
+    assert.deepEqual(Object.keys(pkg.dependencies), ['openapi-fetch']);
+    assert.equal(pkg.bin, undefined);
+    assert.deepEqual([...importsOf(installed('sdk')).keys()], ['openapi-fetch']);
+  });
+
+  it('@sitehealth/cli: dist, bin and README; the SDK, commander and env-ci its dependencies', () => {
+    const files = packedCli.files.map((f) => f.path).sort();
+    for (const f of ['package.json', 'README.md', 'bin/sitehealth.mjs', 'bin/sitehealth-deploy.mjs', 'dist/index.js', 'dist/index.d.ts', 'dist/command/index.js']) {
       assert.ok(files.includes(f), `${f} is packed`);
     }
     assert.deepEqual(files.filter((f) => !/^(dist\/|bin\/|README\.md$|package\.json$)/.test(f)), [], 'nothing else');
-    assert.ok(!files.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), 'no sources');
-
-    const installed = path.join(consumer, 'node_modules/@sitehealth/sdk');
-    const pkg = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'));
-    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['commander', 'env-ci', 'openapi-fetch']);
+    const pkg = JSON.parse(fs.readFileSync(path.join(installed('cli'), 'package.json'), 'utf8'));
+    assert.deepEqual(Object.keys(pkg.dependencies).sort(), ['@sitehealth/sdk', 'commander', 'env-ci']);
     assert.deepEqual(pkg.bin, { sitehealth: './bin/sitehealth.mjs', 'sitehealth-deploy': './bin/sitehealth-deploy.mjs' });
-    // Every module the compiled code imports is declared (or Node's own); only the CLI needs commander.
-    const js = fs.readdirSync(path.join(installed, 'dist'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
-    const imported = new Map<string, string[]>();
-    for (const f of js) {
-      const text = fs.readFileSync(path.join(installed, 'dist', f), 'utf8');
-      for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) {
-        const spec = m[1] ?? m[2];
-        if (spec.startsWith('.') || spec.startsWith('node:')) continue;
-        imported.set(spec, [...(imported.get(spec) ?? []), f]);
-      }
-    }
-    assert.deepEqual([...imported.keys()].sort(), ['commander', 'env-ci', 'openapi-fetch']);
-    assert.ok(imported.get('commander')!.every((f) => f.startsWith(`cli${path.sep}`)), 'only the CLI loads commander');
+    const imported = importsOf(installed('cli'));
+    assert.deepEqual([...imported.keys()].filter((m) => !m.startsWith('node:')).sort(), ['@sitehealth/sdk', '@sitehealth/sdk/signals', 'commander', 'env-ci']);
+    assert.ok(imported.get('commander')!.every((f) => f.startsWith(`command${path.sep}`)), 'only the command line loads commander');
+  });
+
+  it('the SDK loads through require() and import, one class per error either way', async () => {
+    fs.writeFileSync(path.join(consumer, 'both.cjs'), `
+const sdk = require('@sitehealth/sdk');
+const { verifyWebhook } = require('@sitehealth/sdk/webhooks');
+const { changesFromDiffText } = require('@sitehealth/sdk/signals');
+const client = sdk.createClient({ apiKey: 'sh_x', baseUrl: 'http://127.0.0.1:9' });
+import('@sitehealth/sdk').then((esm) => {
+  console.log(JSON.stringify({
+    cjs: [typeof sdk.createClient, typeof client.deploys.iterate, typeof verifyWebhook, typeof changesFromDiffText, new sdk.NotFoundError({ status: 404, code: 'not_found', title: 'x', detail: 'x' }) instanceof sdk.SiteHealthError],
+    esm: [typeof esm.createClient, esm.VERSION === sdk.VERSION],
+  }));
+});
+`);
+    const res = await sh(process.execPath, ['both.cjs'], { cwd: consumer });
+    assert.equal(res.code, 0, res.stderr);
+    assert.deepEqual(JSON.parse(res.stdout), { cjs: ['function', 'function', 'function', 'function', true], esm: ['function', true] });
+  });
+
+  it('a CommonJS TypeScript project typechecks against the require() declarations', async () => {
+    const dir = path.join(consumer, 'cjs-ts');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'cjs-ts', private: true, type: 'commonjs' }));
+    fs.writeFileSync(path.join(dir, 'main.ts'), `
+import { createClient, NotFoundError, type DeployDetail } from '@sitehealth/sdk';
+import { verifyWebhook } from '@sitehealth/sdk/webhooks';
+const client = createClient({ apiKey: 'sh_x' });
+export async function detail(id: string): Promise<DeployDetail | null> {
+  try { const d = await client.deploys.get(id, { timeoutMs: 1000 }); return d.lastResponse.requestId ? d : d; } catch (e) { if (e instanceof NotFoundError) return null; throw e; }
+}
+export const verify = verifyWebhook;
+`);
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'Node16', moduleResolution: 'Node16', strict: true, skipLibCheck: false, noEmit: true, lib: ['ES2022', 'DOM'], types: [] },
+      files: ['main.ts'],
+    }));
+    const check = await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir });
+    assert.equal(check.code, 0, `tsc:\n${check.stdout}${check.stderr}`);
+  });
+
+  it('a browser bundle of createClient and verifyWebhook builds with esbuild, without Node built-ins', async () => {
+    fs.writeFileSync(path.join(consumer, 'browser.mjs'), `import { createClient, verifyWebhook } from '@sitehealth/sdk';\nexport const client = createClient({ apiKey: 'sh_x', baseUrl: 'https://sitehealth.example' });\nexport { verifyWebhook };\n`);
+    const esbuild = await import('esbuild');
+    const out = await esbuild.build({ entryPoints: [path.join(consumer, 'browser.mjs')], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent', absWorkingDir: consumer });
+    const inputs = Object.keys(out.metafile.inputs);
+    assert.ok(inputs.some((i) => i.includes('@sitehealth/sdk/dist/esm/client.js')), 'the SDK is in the bundle');
+    assert.deepEqual(inputs.filter((i) => i.startsWith('node:') || !i.includes('node_modules') && !i.endsWith('browser.mjs')), []);
+    assert.ok(!/\brequire\(/.test(out.outputFiles[0].text), 'nothing left to require');
   });
 
   describe('in a consumer project, against a live server', () => {
@@ -294,6 +377,8 @@ describe('the packed SDK', () => {
       for (const m of ['logs.iterate', 'activity.iterate', 'webhooks.iterateDeliveries']) assert.ok(report.called.includes(m));
 
       assert.equal(report.version, JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8')).version);
+      assert.equal(report.cliVersion, JSON.parse(fs.readFileSync(path.join(cliDir, 'package.json'), 'utf8')).version);
+      assert.deepEqual(report.idempotent, { same: true, replayed: 'true', requestId: 'string', remaining: 'number' });
       assert.ok(report.workspaces.includes(workspaceId));
       assert.deepEqual(report.workspace, { created: true, description: 'from the tarball' });
       assert.equal(report.deploy.listed, true);
@@ -313,18 +398,18 @@ describe('the packed SDK', () => {
       assert.equal(report.gate, 0);
 
       // The two deliveries reached the receiver, and the packed verifyWebhook accepts them.
-      const packedWebhooks = await import(pathToFileURL(path.join(consumer, 'node_modules/@sitehealth/sdk/dist/webhooks.js')).href);
+      const packedWebhooks = await import(pathToFileURL(path.join(installed('sdk'), 'dist/esm/webhooks.js')).href);
       const got = receiver.received.filter((r) => r.path === '/consumer');
       assert.equal(got.length, 2);
       for (const r of got) {
-        const event = packedWebhooks.verifyWebhook({ secret: report.webhook.secret, headers: r.headers, body: r.body, requireBodySignature: true });
+        const event = await packedWebhooks.verifyWebhook({ secret: report.webhook.secret, headers: r.headers, body: r.body, requireBodySignature: true });
         assert.equal(event.type, 'webhook.test');
         assert.equal(r.headers['x-consumer'], 'yes');
       }
     });
 
     it('the installed bins run: sitehealth deploy records, sitehealth-deploy is its alias', async () => {
-      const bin = (name: string) => path.join(consumer, 'node_modules', installedBy === 'npm' ? '.bin' : '@sitehealth/sdk/bin', installedBy === 'npm' ? name : `${name}.mjs`);
+      const bin = (name: string) => installedBy === 'npm' ? path.join(consumer, 'node_modules/.bin', name) : path.join(installed('cli'), 'bin', `${name}.mjs`);
       const env = { PATH: process.env.PATH, HOME: os.tmpdir(), SITEHEALTH_API_KEY: apiKey, SITEHEALTH_URL: server.url, SITEHEALTH_WORKSPACE_ID: workspaceId };
       const help = await sh(bin('sitehealth'), ['deploy', '--help'], { cwd: consumer, env });
       assert.equal(help.code, 0, help.stderr);
