@@ -18,3 +18,6 @@ export {
 } from './connections.ts';
 export { hostClient, HostError, DEFAULT_BASE_URL, GITHUB_COMPARE_MAX_FILES, GITHUB_COMPARE_MAX_COMMITS, type HostClient, type Provider } from './hosts.ts';
 export { hostFetch, retryDelayMs } from './host-fetch.ts';
+export { verifyDelivery, acceptDelivery, type SignedDelivery, type DeliveryPayload } from './hooks.ts';
+export { recordFromDelivery, type RecordOptions } from './record.ts';
+export { postCheckStatus, statusOfCheck, MAX_DESCRIPTION } from './statuses.ts';

@@ -19,6 +19,7 @@ export {
   UnsupportedMediaTypeError,
   RateLimitError,
   HeadersTooLargeError,
+  UnprocessableError,
   ApiError,
   InternalServerError,
   ServiceUnavailableError,

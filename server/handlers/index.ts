@@ -6,6 +6,7 @@ import * as logs from './logs.ts';
 import * as activity from './activity.ts';
 import * as webhooks from './webhooks.ts';
 import * as connections from './connections.ts';
+import * as hooks from './hooks.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -36,4 +37,6 @@ export const handlers = {
   Connections_create: connections.create,
   Connections_update: connections.update,
   Connections_delete: connections.remove,
+  Hooks_github: hooks.github,
+  Hooks_gitlab: hooks.gitlab,
 } satisfies HandlerMap;
