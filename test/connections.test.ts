@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { StubRepoHost } from './support/repo-hosts.ts';
+import { SiteHealth, UnprocessableError } from '@sitehealth/sdk';
 
 after(dropCreatedDatabases);
 
@@ -87,11 +88,28 @@ for (const engine of engines()) {
       const wrongRepo = await api.call('POST', path(), { key: o.apiKey, body: { provider: 'github', baseUrl: gh.baseUrl, repository: 'acme/nothing', token: GH_TOKEN, branches: { main: 'production' } } });
       assert.equal(wrongRepo.status, 422);
       assert.match(wrongRepo.body.detail, /no repository acme\/nothing/);
-      gl.failNext(/projects/, 503, 5);
+      gl.failNext(/projects/, 503, 2); // both attempts of the validating call
       const down = await api.call('POST', path(), { key: o.apiKey, body: { provider: 'gitlab', baseUrl: gl.baseUrl, repository: 'acme/web/site2', token: GL_TOKEN, branches: { main: 'production' } } });
       assert.equal(down.status, 422);
       assert.match(down.body.detail, /could not be reached/);
       assert.equal(Number(await count()), n);
+    });
+
+    it('the SDK connects, lists, rotates and removes with per-request options last', async () => {
+      const fresh = await api.owner();
+      const sdk = new SiteHealth({ apiKey: fresh.apiKey, baseUrl: api.url });
+      const refused = await sdk.connections.create(fresh.workspaceId, { provider: 'github', baseUrl: gh.baseUrl, repository: 'acme/site', token: 'ghp_wrongTokenForSdk', branches: { main: 'production' } }).catch((e: unknown) => e);
+      assert.ok(refused instanceof UnprocessableError);
+      assert.equal(refused.code, 'repository_unreachable');
+      const created = await sdk.connections.create(fresh.workspaceId, { provider: 'gitlab', baseUrl: gl.baseUrl, repository: 'acme/web/site', token: GL_TOKEN, branches: { release: 'production' } }, { idempotencyKey: crypto.randomUUID() });
+      assert.match(created.webhookSecret, /^[A-Za-z0-9_-]{43}$/);
+      const { data } = await sdk.connections.list(fresh.workspaceId, { timeoutMs: 5000 });
+      assert.deepEqual(data.map((c) => c.id), [created.id]);
+      const gitlab = data[0];
+      const rotated = await sdk.connections.update(fresh.workspaceId, gitlab.id, { rotateSecret: true });
+      assert.ok('webhookSecret' in rotated);
+      const deleted = await sdk.connections.delete(fresh.workspaceId, gitlab.id);
+      assert.equal(deleted.id, gitlab.id);
     });
 
     it('refuses bad input with 400 naming the field', async () => {
