@@ -8,6 +8,7 @@ import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { StubRepoHost } from './support/repo-hosts.ts';
 import { SiteHealth, UnprocessableError } from '@sitehealth/sdk';
+import { runCli } from './support/processes.ts';
 
 after(dropCreatedDatabases);
 
@@ -110,6 +111,18 @@ for (const engine of engines()) {
       assert.ok('webhookSecret' in rotated);
       const deleted = await sdk.connections.delete(fresh.workspaceId, gitlab.id);
       assert.equal(deleted.id, gitlab.id);
+    });
+
+    it('rotation: secrets reseal moves every sealed value to the first key of SECRETS_KEY', async () => {
+      const newKey = crypto.randomBytes(32).toString('base64');
+      const keyId = (k: string) => crypto.createHash('sha256').update(Buffer.from(k, 'base64')).digest('hex').slice(0, 8);
+      const res = await runCli(api.dbUrl, ['secrets', 'reseal', '--json'], { SECRETS_KEY: `${newKey},${SECRETS_KEY}` });
+      assert.equal(res.code, 0, res.stderr);
+      assert.ok(res.json.resealed >= 1);
+      const rows = await api.db('repository_connections').select('token', 'webhook_secret');
+      for (const r of rows) for (const v of [r.token, r.webhook_secret]) assert.equal(v.split('.')[1], keyId(newKey));
+      const again = await runCli(api.dbUrl, ['secrets', 'reseal', '--json'], { SECRETS_KEY: `${newKey},${SECRETS_KEY}` });
+      assert.equal(again.json.resealed, 0);
     });
 
     it('refuses bad input with 400 naming the field', async () => {
