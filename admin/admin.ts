@@ -18,6 +18,7 @@ import keysList from './commands/keys-list.ts';
 import accountsSetLimit from './commands/accounts-set-limit.ts';
 import { jobsCommands } from './commands/jobs.ts';
 import searchImport from './commands/search-import.ts';
+import secretsReseal from './commands/secrets-reseal.ts';
 
 // The command table: one file per command in admin/commands/, named after the command.
 // To add one, write admin/commands/<group>-<verb>.ts exporting defineCommand({...}) and
@@ -34,6 +35,7 @@ const COMMANDS: RegisteredCommand[] = [
   registerCommand(accountsSetLimit),
   ...jobsCommands,
   registerCommand(searchImport),
+  registerCommand(secretsReseal),
 ];
 
 const PROGRAM = 'npm run admin --';

@@ -76,6 +76,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/hooks/github/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a GitHub delivery
+         * @description A GitHub webhook delivery. Set the webhook's Payload URL to the connection's `webhookUrl`,
+         *     Content type to `application/json`, Secret to its `webhookSecret`, and the events to
+         *     `push` (trigger `push`) or `deployment_status` (trigger `deployment`). Signed by
+         *     `X-Hub-Signature-256` (HMAC-SHA256 of the body, compared in constant time); deduplicated by
+         *     `X-GitHub-Delivery`. `ping` marks the connection verified; a `push` to a mapped branch, or a
+         *     `deployment_status` with state `success` for a mapped ref, records a deploy.
+         */
+        post: operations["Hooks_github"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/hooks/gitlab/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a GitLab delivery
+         * @description A GitLab webhook delivery. Set the webhook's URL to the connection's `webhookUrl`, Secret
+         *     token to its `webhookSecret`, and the trigger to Push events (trigger `push`) or Deployment
+         *     events (trigger `deployment`). Authenticated by `X-Gitlab-Token` (compared in constant time)
+         *     and, when the connection has a `signingToken` and the delivery carries `webhook-signature`,
+         *     by that Standard Webhooks signature too; deduplicated by `X-Gitlab-Event-UUID`. A
+         *     `Push Hook` to a mapped branch, or a `Deployment Hook` with status `success` for a mapped ref,
+         *     records a deploy.
+         */
+        post: operations["Hooks_gitlab"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/logs": {
         parameters: {
             query?: never;
@@ -316,6 +367,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{id}/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connections
+         * @description The workspace's connected repositories, oldest first. Tokens and secrets are never returned. **Scope:** `workspaces`.
+         */
+        get: operations["Connections_list"];
+        put?: never;
+        /**
+         * Connect a repository
+         * @description Connect a repository; the response carries `webhookUrl` and the `webhookSecret`, shown only
+         *     here. A `connection.created` security activity row is written. The same repository
+         *     (provider, `baseUrl` and `repository`) can be connected once per workspace:
+         *     `409 connection_exists`. **Scope:** `workspaces`. **Role:** admin or owner.
+         */
+        post: operations["Connections_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{id}/connections/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a connection
+         * @description Change a connection (see `ConnectionUpdate`). **Scope:** `workspaces`. **Role:** admin or owner.
+         */
+        put: operations["Connections_update"];
+        post?: never;
+        /**
+         * Remove a connection
+         * @description Remove a connection: its deliveries stop being accepted (`404`); deploys it recorded stay.
+         *     A `connection.removed` security activity row is written. **Scope:** `workspaces`. **Role:**
+         *     admin or owner.
+         */
+        delete: operations["Connections_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -339,7 +443,7 @@ export interface components {
          * @description What an activity row is about.
          * @enum {string}
          */
-        ActivityKind: "webhook" | "billing" | "security";
+        ActivityKind: "webhook" | "billing" | "security" | "connection";
         /** @description Activity rows, newest first. */
         ActivityList: {
             data: components["schemas"]["ActivityRow"][];
@@ -358,9 +462,12 @@ export interface components {
             kind: components["schemas"]["ActivityKind"];
             /**
              * @description What happened. `security`: `member.joined`, `member.left`, `member.role_changed`,
-             *     `api_key.created`, `api_key.revoked`. `billing`: `workspace_limit.changed`,
-             *     `workspace_limit.reached`. `webhook`: `webhook.delivery.succeeded`,
-             *     `webhook.delivery.failed`, `webhook.paused`, `webhook.enabled`.
+             *     `api_key.created`, `api_key.revoked`, `connection.created`, `connection.removed`, and
+             *     `connection.updated` when a token, signing token or webhook secret changed. `billing`:
+             *     `workspace_limit.changed`, `workspace_limit.reached`. `webhook`:
+             *     `webhook.delivery.succeeded`, `webhook.delivery.failed`, `webhook.paused`,
+             *     `webhook.enabled`. `connection`: `connection.verified`, `connection.broken`, and
+             *     `connection.updated` for other settings.
              */
             action: string;
             actor: components["schemas"]["ActivityActor"];
@@ -455,6 +562,143 @@ export interface components {
          * @enum {string}
          */
         CheckTrigger: "deploy" | "manual" | "schedule";
+        /**
+         * @description A connected repository: the host sends its webhooks to `webhookUrl`, signed with the secret
+         *     given once at creation; each push (or successful deployment) of a mapped branch becomes a
+         *     deploy with source `github` or `gitlab`, whose changes are read from the host's compare API;
+         *     when the deploy's site check is queued and when it ends, the commit gets a status
+         *     `sitehealth/<environment>`. The token is stored encrypted and never returned.
+         * @example {
+         *       "id": "0193a4e2-7c1f-7b3a-9a52-3f0c1d2e4c01",
+         *       "workspaceId": "0193a4e2-0000-7000-8000-000000000001",
+         *       "provider": "github",
+         *       "baseUrl": "https://api.github.com",
+         *       "repository": "acme/site",
+         *       "branches": {
+         *         "main": "production",
+         *         "develop": "staging"
+         *       },
+         *       "trigger": "push",
+         *       "failOn": "high",
+         *       "state": "verified",
+         *       "lastError": null,
+         *       "lastErrorAt": null,
+         *       "verifiedAt": "2026-11-21T10:05:00.000Z",
+         *       "webhookUrl": "https://sitehealth.example.com/v1/hooks/github/0193a4e2-7c1f-7b3a-9a52-3f0c1d2e4c01",
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "updatedAt": "2026-11-21T10:05:00.000Z"
+         *     }
+         */
+        Connection: {
+            id: components["schemas"]["uuid"];
+            /** @description The workspace whose deploys it records. */
+            workspaceId: components["schemas"]["uuid"];
+            provider: components["schemas"]["RepositoryProvider"];
+            /** @description The host's API root: `https://api.github.com` and `https://gitlab.com` unless given. */
+            baseUrl: string;
+            /** @description The repository path on the host. */
+            repository: string;
+            /** @description Branch to environment: a push to a branch not listed records nothing. */
+            branches: {
+                [key: string]: string;
+            };
+            trigger: components["schemas"]["ConnectionTrigger"];
+            /** @description The commit status is `failure` when the check finds a regression of this severity or worse. */
+            failOn: components["schemas"]["Severity"];
+            state: components["schemas"]["ConnectionState"];
+            /** @description The last thing that went wrong talking to the host (a compare or a status that failed, a refused token), or null. Cleared by the next success. */
+            lastError: string | null;
+            /** @description When `lastError` happened, or null. */
+            lastErrorAt: string | null;
+            /** @description When the first signed delivery arrived, or null. */
+            verifiedAt: string | null;
+            /** @description Paste this into the repository's webhook settings (GitHub: Payload URL; GitLab: URL). */
+            webhookUrl: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description Connect a repository. The token is checked with one call that reads the repository
+         *     (GitHub `GET /repos/{owner}/{repo}`, GitLab `GET /projects/:id`) before anything is stored:
+         *     a host that refuses it answers `422 repository_unreachable`, naming what the host said.
+         * @example {
+         *       "provider": "github",
+         *       "repository": "acme/site",
+         *       "token": "github_pat_11AAAAAAA0example",
+         *       "branches": {
+         *         "main": "production"
+         *       },
+         *       "trigger": "push"
+         *     }
+         */
+        ConnectionCreate: {
+            provider: components["schemas"]["RepositoryProvider"];
+            /** @description The host's API root, for GitHub Enterprise Server (`https://github.example.com/api/v3`) or a self-managed GitLab (`https://gitlab.example.com`). Must be `https` on a public host. */
+            baseUrl?: components["schemas"]["hostBaseUrl"];
+            /** @description `owner/name` on GitHub; the project's full path on GitLab. */
+            repository: components["schemas"]["repositoryPath"];
+            /**
+             * @description A token that can read the repository and write commit statuses: on GitHub a fine-grained
+             *     token with Contents: read, Metadata: read and Commit statuses: read and write (or a classic
+             *     token with `repo`); on GitLab a project access token with the `api` scope and the Developer
+             *     role. Stored encrypted, never returned or logged.
+             */
+            token: string;
+            /** @description Branch to environment, 1 to 20 entries, e.g. `{ "main": "production" }`. */
+            branches: {
+                [key: string]: components["schemas"]["environmentName"];
+            };
+            /** @description `push` when omitted. */
+            trigger?: components["schemas"]["ConnectionTrigger"];
+            /** @description `high` when omitted. */
+            failOn?: components["schemas"]["Severity"];
+            /**
+             * @description GitLab only: the webhook's signing token (`whsec_...`) as GitLab shows it, when signing is
+             *     on. Deliveries that carry a Standard Webhooks signature (`webhook-signature`) must then match
+             *     it as well as the secret token. Stored encrypted, never returned.
+             */
+            signingToken?: components["schemas"]["signingToken"];
+        };
+        /** @description A workspace's connections, oldest first. */
+        ConnectionList: {
+            data: components["schemas"]["Connection"][];
+        };
+        /**
+         * @description Where a connection stands. `pending`: created, no signed delivery has arrived yet; `verified`:
+         *     a delivery with a valid signature arrived (GitHub's `ping` when the webhook is added, or any
+         *     delivery); `broken`: the host refused the token (revoked, expired or without access): update
+         *     the connection with a new `token` to bring it back.
+         * @enum {string}
+         */
+        ConnectionState: "pending" | "verified" | "broken";
+        /**
+         * @description What the host sends that records a deploy.
+         * @enum {string}
+         */
+        ConnectionTrigger: "push" | "deployment";
+        /**
+         * @description Change a connection. A new `token` is checked like one given at creation and brings a `broken`
+         *     connection back to `pending`; `rotateSecret: true` returns a new webhook secret once (paste it
+         *     into the host's settings: deliveries signed with the old one are refused from then on).
+         */
+        ConnectionUpdate: {
+            token?: string;
+            branches?: {
+                [key: string]: components["schemas"]["environmentName"];
+            };
+            trigger?: components["schemas"]["ConnectionTrigger"];
+            failOn?: components["schemas"]["Severity"];
+            /** @description GitLab only: a new signing token; `null` stops checking signatures. */
+            signingToken?: components["schemas"]["signingToken"] | null;
+            rotateSecret?: boolean;
+        };
+        /** @description A connection with its webhook secret: only in the create response and in an update that rotates it. */
+        ConnectionWithSecret: {
+            /** @description The webhook secret (GitHub: Secret; GitLab: Secret token). Store it now: it is never shown again. */
+            webhookSecret: string;
+        } & components["schemas"]["Connection"];
         /** @description Something new in a crawl since the previous finished crawl. */
         CrawlFinding: {
             kind: components["schemas"]["CrawlFindingKind"];
@@ -564,7 +808,9 @@ export interface components {
          *       "createdAt": "2026-11-21T10:00:01.000Z",
          *       "updatedAt": "2026-11-21T10:00:01.000Z",
          *       "ciProvider": "github",
-         *       "ciRunUrl": "https://github.com/acme/site/actions/runs/123456789"
+         *       "ciRunUrl": "https://github.com/acme/site/actions/runs/123456789",
+         *       "changesTruncated": false,
+         *       "changesNote": null
          *     }
          */
         Deploy: {
@@ -580,7 +826,7 @@ export interface components {
             ref: string | null;
             /** @description Commit or release message, or null when not sent. */
             message: string | null;
-            /** @description How the deploy arrived: `cli` when it was recorded with changes, `webhook` without. */
+            /** @description How the deploy arrived: `cli` when it was recorded with changes, `webhook` without; `github` or `gitlab` from a connected repository. */
             source: components["schemas"]["DeploySource"];
             /**
              * Format: date-time
@@ -603,6 +849,17 @@ export interface components {
             ciProvider: string | null;
             /** @description The CI run that recorded the deploy, or null when not sent. */
             ciRunUrl: string | null;
+            /**
+             * @description True when `changes` is partial: more files changed than a deploy keeps (500), or a connected
+             *     repository's host listed fewer than changed even commit by commit (see `Connection`).
+             */
+            changesTruncated: boolean;
+            /**
+             * @description Why `changes` is empty or partial for a deploy from a connected repository, for people (e.g.
+             *     the previous deploy's commit is no longer in the repository after a force-push, or the host
+             *     did not answer); null otherwise.
+             */
+            changesNote: string | null;
         };
         /** @description A crawl finding new since the previous crawl, with likely causes (at most 5, best first). */
         DeployCrawlFinding: {
@@ -744,6 +1001,20 @@ export interface components {
              *     page had no clicks in those days.
              */
             clicks: number | null;
+        };
+        /** @description What an inbound hook did with a delivery. */
+        HookReceipt: {
+            /**
+             * @description `queued`: a deploy will be recorded from it (in a job, moments later); `duplicate`: its
+             *     delivery id arrived before and was recorded then; `ignored`: nothing to record (an event the
+             *     connection does not record, a branch the map does not list, a tag, a deleted branch, a
+             *     deployment that did not succeed); `verified`: GitHub's `ping`, which marks the connection
+             *     verified.
+             * @enum {string}
+             */
+            outcome: "queued" | "duplicate" | "ignored" | "verified";
+            /** @description Why it was ignored, for the host's delivery log; null otherwise. */
+            reason: string | null;
         };
         /** @description An alternate-language link of a page. */
         HreflangLink: {
@@ -1001,13 +1272,18 @@ export interface components {
          *     page, `GET /problems/<code>` (the problem's `type`), says in words what it means and what to
          *     do next. Each value's `title` is the problem's `title`, and `x-status` its HTTP status.
          */
-        ProblemCode: string & ("validation_failed" | "invalid_json" | "bad_request" | "unauthorized" | "workspace_limit" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable");
+        ProblemCode: string & ("validation_failed" | "invalid_json" | "bad_request" | "unauthorized" | "workspace_limit" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable");
         /** @description A redirect hop: a URL that answered with a redirect, and its status. */
         RedirectHop: {
             url: string;
             /** Format: int32 */
             status: number;
         };
+        /**
+         * @description The repository host of a connection.
+         * @enum {string}
+         */
+        RepositoryProvider: "github" | "gitlab";
         /**
          * @description A user's role in a workspace, highest first: owner > admin > member > viewer. Every role may
          *     read; recording deploys needs member; updating a workspace and managing webhooks need admin;
@@ -1445,6 +1721,20 @@ export interface components {
          * @example 3f9c2ab
          */
         commitSha: string;
+        /** @description An environment name, as deploys carry it (1 to 32 characters). */
+        environmentName: string;
+        /**
+         * @description The API root of a repository host: an `https` URL up to 500 characters.
+         * @example https://github.example.com/api/v3
+         */
+        hostBaseUrl: string;
+        /**
+         * @description A repository path: `owner/name` on GitHub, `group/subgroup/project` on GitLab. Up to 255 characters.
+         * @example acme/site
+         */
+        repositoryPath: string;
+        /** @description A Standard Webhooks signing secret: `whsec_` and base64, up to 255 characters. */
+        signingToken: string;
         /**
          * Format: uuid
          * @description A UUID (version 7, time-ordered, for ids the service creates).
@@ -1856,7 +2146,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken` or `webhook_paused`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused` or `connection_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2029,6 +2319,284 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Hooks_github: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The event: `ping`, `push`, `deployment_status`; others are ignored. */
+                "X-GitHub-Event"?: string;
+                /** @description The delivery's id: a repeated one is recorded once. */
+                "X-GitHub-Delivery"?: string;
+                /** @description `sha256=` and the hex HMAC-SHA256 of the body under the webhook secret. */
+                "X-Hub-Signature-256"?: string;
+            };
+            path: {
+                connectionId: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `bad_signature`: the delivery's signature or secret token does not match the connection's webhook secret. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Hooks_gitlab: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The event: `Push Hook`, `Deployment Hook`; others are ignored. */
+                "X-Gitlab-Event"?: string;
+                /** @description The delivery's id: a repeated one is recorded once. */
+                "X-Gitlab-Event-UUID"?: string;
+                /** @description The connection's webhook secret. */
+                "X-Gitlab-Token"?: string;
+            };
+            path: {
+                connectionId: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `bad_signature`: the delivery's signature or secret token does not match the connection's webhook secret. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2569,7 +3137,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken` or `webhook_paused`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused` or `connection_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3420,7 +3988,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken` or `webhook_paused`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused` or `connection_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3572,7 +4140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken` or `webhook_paused`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused` or `connection_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3863,7 +4431,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken` or `webhook_paused`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused` or `connection_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4234,6 +4802,610 @@ export interface operations {
             header?: never;
             path: {
                 id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Connections_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionList"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Connections_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionWithSecret"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused` or `connection_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `repository_unreachable`: the host refused the token or the repository, or could not be reached. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Connections_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+                connectionId: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"] | components["schemas"]["ConnectionWithSecret"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `repository_unreachable`: the host refused the token or the repository, or could not be reached. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Connections_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+                connectionId: components["schemas"]["uuid"];
             };
             cookie?: never;
         };

@@ -20,6 +20,7 @@ import { rateLimit } from './middleware/rate-limit.ts';
 import { validateRequest } from './middleware/validate.ts';
 import { dispatch, guardWorkspaces } from './middleware/dispatch.ts';
 import { idempotent } from './middleware/idempotency.ts';
+import { verifySignature } from './middleware/signature.ts';
 import type { AnyHandler, HandlerMap } from './handler-types.ts';
 import type { OperationState } from './state.ts';
 
@@ -66,6 +67,18 @@ export function createApp(opts: AppOptions): Koa {
     // The one place a handler loses its operation's types: the map checks them per operation.
     const handler = handlers[op.id] as unknown as AnyHandler;
     const v = validators.get(op.id)!;
+    if (op.signature) {
+      // Authenticated by the delivery's signature (`x-signature`), not a key: no scope, no key's
+      // rate limit, no workspace guard; the signature is checked before the body is parsed.
+      router.register(op.koaPath, [op.method], [
+        startOperation(op),
+        readBody,
+        verifySignature(db, config, op),
+        validateRequest(op, v),
+        dispatch(handler, { db, config, log }),
+      ] as RouterMiddleware[]);
+      continue;
+    }
     router.register(op.koaPath, [op.method], [
       startOperation(op),
       requireKeyShape,

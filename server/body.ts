@@ -21,20 +21,20 @@ export class ClientAborted extends Error {
 }
 
 /**
- * Reads the request body as UTF-8 text, up to 1 MiB (413 past it, checked against the declared
+ * Reads the request body as UTF-8 text, up to 1 MiB or the operation's `x-body-limit` (413 past it, checked against the declared
  * length first, then while streaming). Returns NO_BODY when the request has none.
  */
-export async function readBodyText(ctx: Context): Promise<string | typeof NO_BODY> {
+export async function readBodyText(ctx: Context, limit = BODY_LIMIT_BYTES): Promise<string | typeof NO_BODY> {
   if (!hasBody(ctx)) return NO_BODY;
   try {
-    return await getRawBody(ctx.req, { limit: BODY_LIMIT_BYTES, length: ctx.get('content-length') || undefined, encoding: 'utf8' });
+    return await getRawBody(ctx.req, { limit, length: ctx.get('content-length') || undefined, encoding: 'utf8' });
   } catch (err) {
     // raw-body stops reading and pauses the request when it gives up (e.g. past the limit of a
     // chunked body). Drain the rest, as body-parser does: a paused, half-read request wedges the
     // keep-alive connection and the client's next request on it hangs until the socket times out.
     ctx.req.resume();
     const type = (err as { type?: string }).type;
-    if (type === 'entity.too.large') throw new DomainError(413, 'payload_too_large', 'Payload too large', 'The body is larger than 1 MiB.');
+    if (type === 'entity.too.large') throw new DomainError(413, 'payload_too_large', 'Payload too large', `The body is larger than ${limit === BODY_LIMIT_BYTES ? '1 MiB' : `${Math.round(limit / 1_000_000)} MB`}.`);
     if (type === 'request.aborted') throw new ClientAborted();
     throw new DomainError(400, 'invalid_json', 'Invalid JSON', 'The body could not be read as UTF-8 JSON.');
   }

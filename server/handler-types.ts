@@ -4,6 +4,7 @@ import type { Db } from '../core/db/index.ts';
 import type { Config } from '../core/platform/index.ts';
 import type { AuthContext, WorkspaceGuard } from '../core/access/index.ts';
 import type { OperationId } from '../core/contract/index.ts';
+import type { SignedDelivery } from '../core/connections/index.ts';
 
 export type { OperationId };
 type Op<K extends OperationId> = operations[K];
@@ -23,7 +24,7 @@ type Defaulted<K extends OperationId> = K extends keyof operationQueryDefaults ?
 export type QueryOf<K extends OperationId> = QueryParams<K> & { [P in Defaulted<K> & keyof QueryParams<K>]-?: NonNullable<QueryParams<K>[P]> };
 export type PathOf<K extends OperationId> = Op<K>['parameters'] extends { path: infer P } ? P : Record<string, never>;
 
-type SuccessStatus = 200 | 201 | 204;
+type SuccessStatus = 200 | 201 | 202 | 204;
 
 /** What a handler returns: one of the operation's success responses, typed from the document. */
 export type Reply<K extends OperationId> = {
@@ -43,6 +44,8 @@ export interface HandlerContext<K extends OperationId> {
   config: Config;
   log: Logger;
   requestId: string;
+  /** Set for operations authenticated by signature (`x-signature`) instead of a key; they have no `auth` or `access`. */
+  hook: SignedDelivery | null;
 }
 
 export type Handler<K extends OperationId> = (ctx: HandlerContext<K>) => Promise<Reply<K>>;

@@ -1,6 +1,7 @@
 import type { AuthContext, VisibleWorkspace, WorkspaceGuard } from '../core/access/index.ts';
 import type { Operation } from '../core/contract/index.ts';
 import type { NO_BODY } from './body.ts';
+import type { SignedDelivery } from '../core/connections/index.ts';
 
 /** What the middleware of one request hand to each other, on `ctx.state`. */
 export interface RequestState {
@@ -26,4 +27,6 @@ export interface OperationState extends RequestState {
   query: Record<string, unknown>;
   body: unknown;
   access: WorkspaceGuard;
+  /** For an operation authenticated by signature (`x-signature`): the delivery as verified. */
+  hook?: SignedDelivery;
 }

@@ -16,6 +16,8 @@ const OWNERS: Record<string, { folder: string; model: string }> = {
   deploys: { folder: 'core/deploys/', model: 'Deploy' },
   site_checks: { folder: 'core/checks/', model: 'SiteCheck' },
   site_crawls: { folder: 'core/crawls/', model: 'SiteCrawl' },
+  repository_connections: { folder: 'core/connections/', model: 'Connection' },
+  repository_deliveries: { folder: 'core/connections/', model: 'RepositoryDelivery' },
 };
 
 

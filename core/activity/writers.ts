@@ -61,7 +61,12 @@ type Action =
   | 'webhook.delivery.succeeded'
   | 'webhook.delivery.failed'
   | 'webhook.paused'
-  | 'webhook.enabled';
+  | 'webhook.enabled'
+  | 'connection.created'
+  | 'connection.updated'
+  | 'connection.removed'
+  | 'connection.verified'
+  | 'connection.broken';
 
 interface Insert {
   kind: ActivityKind;
@@ -269,4 +274,40 @@ export function webhookEnabled(db: DbOrTrx, f: WebhookStateFields): Promise<stri
     target: { type: 'webhook', id: f.webhookId },
     details: { reason: f.reason ?? null },
   });
+}
+
+// ---------------------------------------------------------------- connected repositories
+
+export interface ConnectionFields extends WorkspaceScoped {
+  connectionId: string;
+  provider: string;
+  repository: string;
+}
+
+function connectionRow(kind: ActivityKind, action: Action, f: ConnectionFields, details: Record<string, unknown> = {}) {
+  return { kind, action, target: { type: 'connection', id: f.connectionId }, details: { provider: f.provider, repository: f.repository, ...details } };
+}
+
+/** A repository connected with a token: a security change (a credential now acts for the workspace). */
+export function connectionCreated(db: DbOrTrx, f: ConnectionFields): Promise<string> {
+  return inWorkspace(db, f, connectionRow('security', 'connection.created', f));
+}
+
+/** A connection's token, signing token or webhook secret changed (`changed` names which), or its settings. */
+export function connectionUpdated(db: DbOrTrx, f: ConnectionFields & { changed: string[]; security: boolean }): Promise<string> {
+  return inWorkspace(db, f, connectionRow(f.security ? 'security' : 'connection', 'connection.updated', f, { changed: f.changed }));
+}
+
+export function connectionRemoved(db: DbOrTrx, f: ConnectionFields): Promise<string> {
+  return inWorkspace(db, f, connectionRow('security', 'connection.removed', f));
+}
+
+/** The first delivery with a valid signature arrived. */
+export function connectionVerified(db: DbOrTrx, f: ConnectionFields & { event: string }): Promise<string> {
+  return inWorkspace(db, f, connectionRow('connection', 'connection.verified', f, { event: f.event }));
+}
+
+/** The host refused the token. */
+export function connectionBroken(db: DbOrTrx, f: ConnectionFields & { reason: string }): Promise<string> {
+  return inWorkspace(db, f, connectionRow('connection', 'connection.broken', f, { reason: f.reason }));
 }

@@ -6,6 +6,7 @@ import { SiteFetcher, notPublicMessage, type SiteFetcherOptions } from '../pages
 import { compareChecks, judgeCheck, rankCauses } from '../findings/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { nowMs } from '../platform/index.ts';
+import { enqueue } from '../jobs/index.ts';
 import { clicksByUrl } from '../search-data/index.ts';
 import { chooseKeyPages } from './key-pages.ts';
 import { finishedCheckBefore } from './checks.ts';
@@ -103,6 +104,9 @@ export async function finishCheck(db: Db, checkId: string, outcome: Outcome): Pr
       });
     if (n === 0) return;
     const check = (await SiteCheck.query(trx).findById(checkId))!;
+    // A deploy from a connected repository gets the verdict as a commit status (core/connections).
+    const fromConnection = check.deploy_id ? (await Deploy.query(trx).findById(check.deploy_id).select('connection_id'))?.connection_id : null;
+    if (fromConnection) await enqueue(trx, 'commit_status', { checkId }, { dedupeKey: `commit_status:${checkId}:done`, workspaceId: check.workspace_id });
     const api = siteCheckToApi(check);
     const findings = outcome.findings ?? [];
     await recordEvent(

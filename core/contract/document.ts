@@ -35,6 +35,19 @@ export interface OperationObject {
   'x-scope'?: string;
   'x-workspace'?: WorkspaceSource;
   'x-request-log'?: boolean;
+  'x-signature'?: SignatureSource;
+  'x-body-limit'?: number;
+}
+
+/**
+ * How an operation without an API key is authenticated, as its `x-signature` extension declares
+ * it (spec/connections.tsp, Hooks): the signature scheme, and the path parameter naming the
+ * connection whose secret signs the delivery.
+ */
+export interface SignatureSource {
+  scheme: 'github' | 'gitlab';
+  from: 'path';
+  name: string;
 }
 
 /**
@@ -83,6 +96,10 @@ export interface Operation {
   scope: string | null;
   /** Where the workspace the request is about comes from; null: the key's binding, if any. */
   workspace: WorkspaceSource | null;
+  /** Set for an operation authenticated by a signature instead of an API key. */
+  signature: SignatureSource | null;
+  /** The largest body the operation takes (`x-body-limit`); null: the API's 1 MiB. */
+  bodyLimit: number | null;
   /** False for the operations that read the request log itself: they are not logged in it. */
   requestLogged: boolean;
   /** Query parameters and top-level body fields holding UUIDs (stored lower case). */
@@ -131,6 +148,8 @@ export function listOperations(doc: OpenApiDocument = loadDocument()): Operation
         koaPath: route.replace(/\{([^}]+)\}/g, ':$1'),
         scope: def['x-scope'] ?? null,
         workspace: def['x-workspace'] ?? null,
+        signature: def['x-signature'] ?? null,
+        bodyLimit: def['x-body-limit'] ?? null,
         requestLogged: def['x-request-log'] !== false,
         uuidFields: {
           query: parameters.filter((p) => p.in === 'query' && isUuidSchema(p.schema, doc)).map((p) => p.name),

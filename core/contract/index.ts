@@ -11,6 +11,7 @@ export {
   type JsonSchema,
   type Schemas,
   type WorkspaceSource,
+  type SignatureSource,
 } from './document.ts';
 export { createAjv, anchored, type AjvOptions, type ValidateFunction } from './ajv.ts';
 export { enumValues, schemaErrors } from './values.ts';

@@ -21,6 +21,9 @@ export function deployToApi(row: Deploy): Schemas['Deploy'] {
     updatedAt: toIso(row.updated_at)!,
     ciProvider: row.ci_provider ?? null,
     ciRunUrl: row.ci_run_url ?? null,
+    // SQLite hands booleans back as 0 and 1.
+    changesTruncated: Boolean(row.changes_truncated),
+    changesNote: row.changes_note ?? null,
   };
 }
 

@@ -15,6 +15,17 @@ export interface RecordResult {
   scheduled: { checkId: string; crawlId: string } | null;
 }
 
+/**
+ * A deploy recorded by a connected repository rather than an API key: its source names the
+ * host, and its changes say whether they are partial and why (spec/deploys.tsp).
+ */
+export interface DeployOrigin {
+  source: 'github' | 'gitlab';
+  connectionId: string;
+  changesTruncated: boolean;
+  changesNote: string | null;
+}
+
 export interface ScheduleDelays {
   siteCheckDelaySeconds: number;
   crawlDelaySeconds: number;
@@ -32,7 +43,7 @@ function parseDeployedAt(value: string): number {
   return ms;
 }
 
-const DEPLOY_COLUMNS = ['id', 'workspace_id', 'commit_sha', 'environment', 'ref', 'message', 'source', 'deployed_at', 'changes', 'created_at', 'updated_at', 'ci_provider', 'ci_run_url'];
+const DEPLOY_COLUMNS = ['id', 'workspace_id', 'commit_sha', 'environment', 'ref', 'message', 'source', 'deployed_at', 'changes', 'created_at', 'updated_at', 'ci_provider', 'ci_run_url', 'connection_id', 'changes_truncated', 'changes_note'];
 
 const checkQueue = queuedCheckSteps(['deploy']);
 const crawlQueue = queuedCrawlSteps(['deploy']);
@@ -76,7 +87,7 @@ interface Draft {
   rows: PlanRows;
 }
 
-function draftOf(workspaceId: string, input: DeployInput, delays: ScheduleDelays): Draft {
+function draftOf(workspaceId: string, input: DeployInput, delays: ScheduleDelays, origin: DeployOrigin | null): Draft {
   const now = nowMs();
   const environment = input.environment ?? PRODUCTION;
   const deployedAt = input.deployedAt !== undefined ? parseDeployedAt(input.deployedAt) : undefined;
@@ -88,13 +99,16 @@ function draftOf(workspaceId: string, input: DeployInput, delays: ScheduleDelays
     environment,
     ref: input.ref === undefined ? null : redactSecrets(input.ref),
     message: input.message === undefined ? null : redactSecrets(input.message),
-    source: changes && changes.length > 0 ? ('cli' as const) : ('webhook' as const),
+    source: origin?.source ?? (changes && changes.length > 0 ? ('cli' as const) : ('webhook' as const)),
     deployed_at: deployedAt ?? now,
     changes: changes ?? [],
     created_at: now,
     updated_at: now,
     ci_provider: input.ciProvider ?? null,
     ci_run_url: input.ciRunUrl === undefined ? null : redactSecrets(input.ciRunUrl),
+    connection_id: origin?.connectionId ?? null,
+    changes_truncated: origin?.changesTruncated ?? false,
+    changes_note: origin?.changesNote ?? null,
   };
   const runs = environment === PRODUCTION ? { checkId: newId(), crawlId: newId() } : null;
   const deploy = Deploy.fromJson(fresh, { skipValidation: true });
@@ -103,7 +117,8 @@ function draftOf(workspaceId: string, input: DeployInput, delays: ScheduleDelays
   // The event describes the deploy as created; it is written only when this call creates it.
   const event = eventRows(workspaceId, 'deploy.recorded', { deploy: deployToApi(deploy) }, { idempotencyKey: `deploy.recorded:${fresh.id}`, now });
   draft.rows = {
-    deploy: { ...fresh, changes: JSON.stringify(fresh.changes) },
+    // 0 or 1: SQLite binds no booleans, and PostgreSQL reads '0' and '1' as booleans.
+    deploy: { ...fresh, changes: JSON.stringify(fresh.changes), changes_truncated: fresh.changes_truncated ? 1 : 0 },
     ...(runs && queuedCheckRows({ id: runs.checkId, workspaceId, deployId: fresh.id, runAt: checkAt, now })),
     ...(runs && queuedCrawlRows({ id: runs.crawlId, workspaceId, deployId: fresh.id, runAt: crawlAt, now })),
     ...event,
@@ -130,8 +145,8 @@ function created(draft: Draft): RecordResult {
  * On PostgreSQL a create is one statement, shared with the creates of concurrent requests: the
  * write CI pipelines send most. An update, and everything on SQLite, runs in a transaction.
  */
-export async function recordDeploy(db: DbOrTrx, workspaceId: string, input: DeployInput, delays: ScheduleDelays): Promise<RecordResult> {
-  const draft = draftOf(workspaceId, input, delays);
+export async function recordDeploy(db: DbOrTrx, workspaceId: string, input: DeployInput, delays: ScheduleDelays, origin: DeployOrigin | null = null): Promise<RecordResult> {
+  const draft = draftOf(workspaceId, input, delays, origin);
   if (isPostgres(db)) {
     const outcome = await creator.submit(db, draft);
     if ('error' in outcome) throw outcome.error;
@@ -205,7 +220,10 @@ async function updateExisting(trx: DbOrTrx, draft: Draft): Promise<RecordResult>
   if (changes !== undefined) {
     patch.changes = changes;
     patch.source = fresh.source;
+    patch.changes_truncated = fresh.changes_truncated;
+    patch.changes_note = fresh.changes_note;
   }
+  if (fresh.connection_id !== null) patch.connection_id = fresh.connection_id;
   const moved = deployedAt !== undefined && deployedAt !== Number(existing.deployed_at);
   if (moved) patch.deployed_at = deployedAt;
   await Deploy.query(trx).findById(existing.id).patch(patch);

@@ -19,6 +19,10 @@ export interface JobPayloads {
   webhook_fanout: { eventId: string };
   /** One delivery attempt of a message (the retry schedule enqueues the next). */
   webhook_delivery: { messageId: string; attempt: number };
+  /** A connected repository's push or deployment into a deploy, its changes read from the host (core/connections). */
+  repository_deploy: { deliveryId: string };
+  /** The commit status of a deploy's site check, posted back to its connected repository. */
+  commit_status: { checkId: string };
 }
 
 export type JobKind = keyof JobPayloads;
@@ -44,6 +48,10 @@ export const jobKinds = {
   // job makes one attempt and schedules the next. The queue's own attempts only repeat an attempt
   // whose result could not be recorded (database down), with the same delivery key and body.
   webhook_delivery: { maxAttempts: 5, backoffBaseMs: 5_000, backoffMaxMs: 5 * MINUTE, timeoutMs: 2 * MINUTE },
+  // Each attempt retries the host's 5xx and rate limits itself (core/connections/host-fetch.ts);
+  // the queue's attempts cover a worker that died, and the last one records the deploy without changes.
+  repository_deploy: { maxAttempts: 3, backoffBaseMs: 5_000, backoffMaxMs: 2 * MINUTE, timeoutMs: 10 * MINUTE },
+  commit_status: { maxAttempts: 5, backoffBaseMs: 10_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 2 * MINUTE },
 } as const satisfies { [K in JobKind]: RetryPolicy };
 
 export const JOB_KINDS = Object.keys(jobKinds) as JobKind[];

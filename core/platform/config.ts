@@ -39,6 +39,16 @@ export interface Config {
   metricsToken: string | null;
   /** METRICS_HOST: where the worker's metrics listener binds (the API serves /metrics on its own port). */
   metricsHost: string;
+  /**
+   * SECRETS_KEY: the keys that seal stored tokens (core/secrets), the first one sealing, every one
+   * opening; empty when unset (then no repository can be connected).
+   */
+  secretsKeys: Buffer[];
+  /**
+   * PUBLIC_URL: where users and repository hosts reach this API (webhook URLs of connections,
+   * links in commit statuses); default `http://HOST:PORT`.
+   */
+  publicUrl: string;
   /** Worker processes: the job queue's own settings (docs/operating.md#processes-and-scaling). */
   worker: {
     /** JOB_LEASE_MS: a claimed job belongs to its worker this long. */
@@ -128,6 +138,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: Math.floor(num(env, 'RATE_LIMIT_PER_MINUTE', 6000)),
     metricsToken: token(env, 'METRICS_TOKEN'),
     metricsHost: env.METRICS_HOST || '127.0.0.1',
+    secretsKeys: secretsKeys(env.SECRETS_KEY),
+    publicUrl: publicUrl(env),
     worker: workerSettings(env),
     http: {
       headersTimeoutMs: num(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100),
@@ -136,6 +148,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: num(env, 'HTTP_MAX_CONNECTIONS', 1024, 1),
     },
   };
+}
+
+/**
+ * SECRETS_KEY: one or more base64 encodings of 32 random bytes, comma-separated; the first seals
+ * and all open (a rotation lists the new key first, docs/operating.md#rotating-secrets_key).
+ */
+function secretsKeys(raw: string | undefined): Buffer[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  return raw.split(',').map((part, i) => {
+    const text = part.trim();
+    const bytes = Buffer.from(text, /[-_]/.test(text) ? 'base64url' : 'base64');
+    if (bytes.length !== 32 || !/^[A-Za-z0-9+/_=-]+$/.test(text)) {
+      throw new Error(`SECRETS_KEY entry ${i + 1} must be the base64 of 32 random bytes (openssl rand -base64 32)`);
+    }
+    return bytes;
+  });
+}
+
+function publicUrl(env: NodeJS.ProcessEnv): string {
+  const raw = env.PUBLIC_URL;
+  if (raw === undefined || raw === '') return `http://${env.HOST || '127.0.0.1'}:${env.PORT || 3000}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`PUBLIC_URL must be an http or https URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`PUBLIC_URL must be an http or https URL, got "${raw}"`);
+  return url.href.replace(/\/+$/, '');
 }
 
 function workerSettings(env: NodeJS.ProcessEnv): Config['worker'] {

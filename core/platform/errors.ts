@@ -96,7 +96,9 @@ export class ServiceUnavailable extends DomainError {
   constructor(
     detail = 'The service is busy or its database is unreachable; nothing was changed. Retry after the Retry-After delay.',
     readonly retryAfterSeconds = 1,
+    code = 'service_unavailable',
+    title = 'Service unavailable',
   ) {
-    super(503, 'service_unavailable', 'Service unavailable', detail);
+    super(503, code, title, detail);
   }
 }

@@ -6,6 +6,7 @@ import { Logs } from './resources/logs.js';
 import type { ApiClient } from './resources/resource.js';
 import { SiteChecks } from './resources/site-checks.js';
 import { Webhooks } from './resources/webhooks.js';
+import { Connections } from './resources/connections.js';
 import { Workspaces } from './resources/workspaces.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
@@ -53,6 +54,7 @@ export class SiteHealth {
   readonly logs: Logs;
   readonly activity: Activity;
   readonly webhooks: Webhooks;
+  readonly connections: Connections;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -88,6 +90,7 @@ export class SiteHealth {
     this.logs = new Logs(transport);
     this.activity = new Activity(transport);
     this.webhooks = new Webhooks(transport);
+    this.connections = new Connections(transport);
   }
 }
 

@@ -112,6 +112,9 @@ export class RateLimitError extends SiteHealthError {
 /** 431 `headers_too_large`: the request line and headers are larger than the server accepts (16 KB). */
 export class HeadersTooLargeError extends SiteHealthError {}
 /** 5xx: something failed on the server's side (after the SDK's retries, where they apply). */
+/** 422: the request was understood, but a third party it depends on refused it (e.g. a repository host refused a token). */
+export class UnprocessableError extends SiteHealthError {}
+
 export class ApiError extends SiteHealthError {}
 /** 500 `internal_error`. */
 export class InternalServerError extends ApiError {}
@@ -169,6 +172,10 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   headers_too_large: HeadersTooLargeError,
   internal_error: InternalServerError,
   service_unavailable: ServiceUnavailableError,
+  connection_exists: ConflictError,
+  repository_unreachable: UnprocessableError,
+  bad_signature: AuthenticationError,
+  secrets_unconfigured: ServiceUnavailableError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {
@@ -182,6 +189,7 @@ const BY_STATUS: Record<number, ErrorClass> = {
   409: ConflictError,
   413: PayloadTooLargeError,
   415: UnsupportedMediaTypeError,
+  422: UnprocessableError,
   429: RateLimitError,
   431: HeadersTooLargeError,
   500: InternalServerError,

@@ -19,6 +19,7 @@ export {
   UnsupportedMediaTypeError,
   RateLimitError,
   HeadersTooLargeError,
+  UnprocessableError,
   ApiError,
   InternalServerError,
   ServiceUnavailableError,
@@ -62,4 +63,5 @@ export { Workspaces } from './resources/workspaces.js';
 export { Logs } from './resources/logs.js';
 export { Activity } from './resources/activity.js';
 export { Webhooks } from './resources/webhooks.js';
+export { Connections } from './resources/connections.js';
 export type * from './types.js';

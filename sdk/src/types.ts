@@ -61,6 +61,12 @@ export type WebhookListQuery = Query<'Webhooks_list'>;
 export type WebhookCreate = Schemas['WebhookCreate'];
 /** `headers` replaces the whole set: a `null` value keeps that header's stored value; `headers: null` clears all. */
 export type WebhookUpdate = Schemas['WebhookUpdate'];
+export type Connection = Schemas['Connection'];
+export type ConnectionWithSecret = Schemas['ConnectionWithSecret'];
+export type ConnectionCreate = Schemas['ConnectionCreate'];
+export type ConnectionUpdate = Schemas['ConnectionUpdate'];
+export type ConnectionList = Schemas['ConnectionList'];
+export type RepositoryProvider = Schemas['RepositoryProvider'];
 export type DeliveryEvent = Schemas['DeliveryEvent'];
 export type DeliveryAttempt = Schemas['DeliveryAttempt'];
 export type DeliveryAttemptDetail = Schemas['DeliveryAttemptDetail'];

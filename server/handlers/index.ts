@@ -5,6 +5,8 @@ import * as workspaces from './workspaces.ts';
 import * as logs from './logs.ts';
 import * as activity from './activity.ts';
 import * as webhooks from './webhooks.ts';
+import * as connections from './connections.ts';
+import * as hooks from './hooks.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -31,4 +33,10 @@ export const handlers = {
   Webhooks_listDeliveries: webhooks.listDeliveriesOf,
   Webhooks_getDelivery: webhooks.getDeliveryOf,
   Webhooks_redeliver: webhooks.redeliver,
+  Connections_list: connections.list,
+  Connections_create: connections.create,
+  Connections_update: connections.update,
+  Connections_delete: connections.remove,
+  Hooks_github: hooks.github,
+  Hooks_gitlab: hooks.gitlab,
 } satisfies HandlerMap;

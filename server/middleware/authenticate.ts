@@ -23,7 +23,7 @@ export async function requireKeyShape(ctx: Context, next: Next): Promise<void> {
  */
 export async function readBody(ctx: Context, next: Next): Promise<void> {
   const state = ctx.state as OperationState;
-  state.bodyText = state.op.def.requestBody ? await readBodyText(ctx) : NO_BODY;
+  state.bodyText = state.op.def.requestBody ? await readBodyText(ctx, state.op.bodyLimit ?? undefined) : NO_BODY;
   await next();
 }
 

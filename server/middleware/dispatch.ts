@@ -53,6 +53,7 @@ export function dispatch(handler: AnyHandler, o: { db: Db; config: Config; log: 
       config: o.config,
       log: o.log,
       requestId: state.requestId,
+      hook: state.hook ?? null,
     });
     ctx.status = reply.status;
     if (reply.headers) ctx.set(reply.headers);

@@ -21,4 +21,8 @@ export class Deploy extends Model {
   declare updated_at: number;
   declare ci_provider: string | null;
   declare ci_run_url: string | null;
+  /** The connected repository that recorded it, or null (CI, or the connection was removed). */
+  declare connection_id: string | null;
+  declare changes_truncated: boolean;
+  declare changes_note: string | null;
 }

@@ -12,3 +12,4 @@ export { OutboxEvent } from './OutboxEvent.ts';
 export { RequestLog, RequestLogHourly, RequestLogRollup } from './RequestLog.ts';
 export { CrawlPage } from './CrawlPage.ts';
 export { Webhook, WebhookMessage, WebhookDelivery } from './Webhook.ts';
+export { Connection, RepositoryDelivery } from './Connection.ts';

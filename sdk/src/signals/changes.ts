@@ -141,3 +141,30 @@ export function changesFromDiffText(text: string, limits: ChangeLimits = {}): Ch
   parser.end();
   return analysis.finish();
 }
+
+/** A changed file as a repository host lists it: its patch is the file's hunks alone, when the host sent one. */
+export interface FilePatch extends ChangedFile {
+  patch?: string;
+}
+
+/**
+ * The analysis of a host's listing of changed files with their per-file patches (a compare or a
+ * commit, on GitHub or GitLab). A path listed again (the same file in several commits) is one
+ * change whose signals come from every patch given for it; the first listing's status stands.
+ */
+export function changesFromFilePatches(files: readonly FilePatch[], limits: ChangeLimits = {}): ChangesResult {
+  const analysis = new ChangeAnalysis(limits);
+  for (const f of files) analysis.add({ path: f.path, status: f.status, ...(f.oldPath !== undefined && { oldPath: f.oldPath }) });
+  analysis.capFiles();
+  for (const f of files) {
+    if (!f.patch) continue;
+    const header: DiffFileHeader = { path: f.path, status: f.status, binary: false, ...(f.oldPath !== undefined && { oldPath: f.oldPath }) };
+    const sink = analysis.sink(header, { addUnlisted: false });
+    if (!sink) continue;
+    const parser = new UnifiedDiffParser({ file: () => sink });
+    parser.beginFile(header);
+    parser.write(f.patch);
+    parser.end();
+  }
+  return analysis.finish();
+}

@@ -137,6 +137,18 @@ export class UnifiedDiffParser {
     this.closeSection();
   }
 
+  /**
+   * Starts a section whose headers are not in the text: a repository host's per-file patch
+   * (GitHub's `files[].patch`, GitLab's `diffs[].diff`) is its hunks alone, for the file its
+   * listing names. The hunks written next belong to `header`'s file.
+   */
+  beginFile(header: DiffFileHeader): void {
+    this.closeSection();
+    const section: Section = { oldPath: header.oldPath ?? header.path, newPath: header.path, status: header.status, binary: header.binary, sink: null, announced: true };
+    section.sink = this.handler.file(header);
+    this.section = section;
+  }
+
   private onLine(buf: Uint8Array): void {
     if (this.inHunk) {
       const c = buf[0];

@@ -26,8 +26,10 @@ export {
 export {
   ChangeAnalysis,
   changesFromDiffText,
+  changesFromFilePatches,
   MAX_FILES_PER_DEPLOY,
   type AnalyzedChange,
   type ChangeLimits,
   type ChangesResult,
+  type FilePatch,
 } from './changes.js';

@@ -1,0 +1,24 @@
+import { connectionSettings, resealConnections } from '../../core/connections/index.ts';
+import { loadConfig } from '../../core/platform/index.ts';
+import { defineCommand } from '../command.ts';
+
+export default defineCommand({
+  name: 'secrets reseal',
+  summary: 'seal stored credentials again with the first key of SECRETS_KEY',
+  help: `Usage: npm run admin -- secrets reseal [--json]
+
+After SECRETS_KEY gained a new first key (docs/operating.md#rotating-secrets_key), seals every
+stored credential that an older key sealed (connected repositories' tokens and secrets) with the
+new one, so the older key can be removed. Idempotent.
+
+--json prints {resealed}.`,
+  options: {},
+  parse() {
+    return {};
+  },
+  async run(db) {
+    return { resealed: await resealConnections(db, connectionSettings(loadConfig()).keyring) };
+  },
+  json: (r) => r,
+  text: (r) => `Re-sealed ${r.resealed} connection(s) with the current key.`,
+});

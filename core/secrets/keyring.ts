@@ -1,0 +1,75 @@
+import crypto from 'node:crypto';
+import { ServiceUnavailable } from '../platform/index.ts';
+
+/** A sealed secret as stored: `v1.<keyId>.<iv>.<tag>.<ciphertext>`, base64url parts. */
+export type SealedSecret = string;
+
+const VERSION = 'v1';
+const IV_BYTES = 12;
+
+interface Key {
+  id: string;
+  bytes: Buffer;
+}
+
+/** The server has no SECRETS_KEY, so nothing secret can be stored (503, nothing changed). */
+export class SecretsUnavailable extends ServiceUnavailable {
+  constructor() {
+    super('This server has no SECRETS_KEY, so it cannot store a token; ask the operator to set one.', 3600, 'secrets_unconfigured', 'Secrets key missing');
+  }
+}
+
+/** A key's id: the first 8 hex digits of its SHA-256, so ids are stable and never configured by hand. */
+function keyIdOf(bytes: Buffer): string {
+  return crypto.createHash('sha256').update(bytes).digest('hex').slice(0, 8);
+}
+
+/**
+ * Seals with the first key, opens with whichever key a value names. Holds no plaintext beyond
+ * the keys themselves.
+ */
+export class Keyring {
+  private readonly keys: Key[];
+
+  constructor(keys: readonly Buffer[]) {
+    this.keys = keys.map((bytes) => ({ id: keyIdOf(bytes), bytes: Buffer.from(bytes) }));
+  }
+
+  /** Whether secrets can be sealed at all (SECRETS_KEY is set). */
+  get configured(): boolean {
+    return this.keys.length > 0;
+  }
+
+  /** The id of the key that seals now. */
+  get currentKeyId(): string | null {
+    return this.keys[0]?.id ?? null;
+  }
+
+  /** Seals `plaintext`; `context` (e.g. the row's id) must be given again to open it, so a sealed value copied to another row does not open. */
+  seal(plaintext: string, context: string): SealedSecret {
+    const key = this.keys[0];
+    if (!key) throw new SecretsUnavailable();
+    const iv = crypto.randomBytes(IV_BYTES);
+    const cipher = crypto.createCipheriv('aes-256-gcm', key.bytes, iv);
+    cipher.setAAD(Buffer.from(context, 'utf8'));
+    const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return [VERSION, key.id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+  }
+
+  /** Opens a sealed value; throws when its key is not configured or the value was tampered with. */
+  open(sealed: SealedSecret, context: string): string {
+    const [version, keyId, iv, tag, body] = sealed.split('.');
+    if (version !== VERSION || body === undefined) throw new Error('not a sealed secret');
+    const key = this.keys.find((k) => k.id === keyId);
+    if (!key) throw new Error(`sealed with key ${keyId}, which SECRETS_KEY no longer lists`);
+    const decipher = crypto.createDecipheriv('aes-256-gcm', key.bytes, Buffer.from(iv, 'base64url'));
+    decipher.setAAD(Buffer.from(context, 'utf8'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  /** Whether a sealed value was sealed by an older key (a rotation re-seals it). */
+  isStale(sealed: SealedSecret): boolean {
+    return sealed.split('.')[1] !== this.currentKeyId;
+  }
+}
