@@ -194,6 +194,14 @@ for (const engine of engines()) {
         assert.equal(malformed.body.code, 'invalid_json');
         const huge = await deliver(provider, connection.id, connection.webhookSecret, ev, null, { raw: Buffer.alloc(25 * 1024 * 1024 + 10, 0x20) });
         assert.equal(huge.status, 413);
+        // Signed, so past the signature: the same body rules as every other operation.
+        const notAnObject = await deliver(provider, connection.id, connection.webhookSecret, ev, [body]);
+        assert.equal(notAnObject.status, 400, notAnObject.text);
+        assert.equal(notAnObject.body.code, 'validation_failed');
+        const deep = await deliver(provider, connection.id, connection.webhookSecret, ev, null, { raw: `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}` });
+        assert.equal(deep.status, 400, deep.text);
+        const form = await deliver(provider, connection.id, connection.webhookSecret, ev, null, { raw: `payload=${encodeURIComponent(JSON.stringify(body))}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+        assert.equal(form.status, 415, form.text);
         const unmapped = await deliver(provider, connection.id, connection.webhookSecret, ev, pushBody(provider, 'feature/x', c0, c1, [c1]));
         assert.equal(unmapped.status, 200);
         assert.equal(unmapped.body.outcome, 'ignored');

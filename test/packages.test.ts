@@ -123,6 +123,7 @@ import {
   SiteHealth,
   SiteHealthError,
   NotFoundError,
+  ServiceUnavailableError,
   ValidationError,
   VERSION,
   type Deploy,
@@ -198,6 +199,22 @@ await call('webhooks.delete', client.webhooks.delete(hook.id));
 report.webhook = {
   id: hook.id, secret: hook.secret, listed: hooks.data.some((h) => h.id === hook.id), same: one.id === hook.id, name: renamed.name,
   test: attempt.status, deliveries: page.data.length, iterated: deliveries, redelivered: again.status, testWebhookId,
+};
+
+// Connected repositories: this server has no SECRETS_KEY, so connecting is refused with a typed
+// error (503, not retried here); a connection that does not exist is a typed 404.
+const connectionList = await call('connections.list', client.connections.list(workspaceId));
+const refusal = async (name: string, p: Promise<unknown>) => {
+  try { await p; } catch (err) { called.push(name); return err instanceof SiteHealthError ? [err.constructor.name, err.status, err.code] : String(err); }
+  return 'accepted';
+};
+const missingConnection = '01900000-0000-7000-8000-0000000000fe';
+report.connections = {
+  listed: connectionList.data.length,
+  create: await refusal('connections.create', client.connections.create(workspaceId, { provider: 'github', repository: 'acme/site', token: 'ghp_consumerToken01', branches: { main: 'production' } }, { maxRetries: 0 })),
+  update: await refusal('connections.update', client.connections.update(workspaceId, missingConnection, { failOn: 'high' })),
+  delete: await refusal('connections.delete', client.connections.delete(workspaceId, missingConnection)),
+  typed: ServiceUnavailableError.name,
 };
 
 // Errors are typed
@@ -372,7 +389,8 @@ export const verify = verifyWebhook;
       // Every operation of the document was called through its resource method.
       const doc = JSON.parse(fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
       const ids = Object.values(doc.paths).flatMap((m) => Object.values(m).map((op) => op.operationId).filter(Boolean)) as string[];
-      const asMethods = ids.map((id) => { const [tag, name] = id.split('_'); return `${tag[0].toLowerCase()}${tag.slice(1)}.${name}`; });
+      // The signed hooks are for GitHub and GitLab to call, not for the SDK.
+      const asMethods = ids.filter((id) => !id.startsWith('Hooks_')).map((id) => { const [tag, name] = id.split('_'); return `${tag[0].toLowerCase()}${tag.slice(1)}.${name}`; });
       assert.deepEqual(asMethods.filter((m) => !report.called.includes(m)), [], 'operations the consumer did not call');
       for (const m of ['logs.iterate', 'activity.iterate', 'webhooks.iterateDeliveries']) assert.ok(report.called.includes(m));
 
@@ -396,6 +414,13 @@ export const verify = verifyWebhook;
       assert.deepEqual(report.diff, [{ path: 'public/robots.txt', category: 'robots', signals: [{ kind: 'robots_rule', change: 'added', line: 2 }] }]);
       assert.deepEqual(report.dryRun, { outcome: 'dry_run', body: { commitSha: 'abcdef1', changes: [{ path: 'index.html', category: 'page', signals: [] }] } });
       assert.equal(report.gate, 0);
+      assert.deepEqual(report.connections, {
+        listed: 0,
+        create: ['ServiceUnavailableError', 503, 'secrets_unconfigured'],
+        update: ['NotFoundError', 404, 'not_found'],
+        delete: ['NotFoundError', 404, 'not_found'],
+        typed: 'ServiceUnavailableError',
+      });
 
       // The two deliveries reached the receiver, and the packed verifyWebhook accepts them.
       const packedWebhooks = await import(pathToFileURL(path.join(installed('sdk'), 'dist/esm/webhooks.js')).href);

@@ -25,6 +25,7 @@ import {
   RequestTimeoutError,
   ConflictError,
   PayloadTooLargeError,
+  UnprocessableError,
   UnsupportedMediaTypeError,
   RateLimitError,
   HeadersTooLargeError,
@@ -500,6 +501,10 @@ describe('sdk typed errors', () => {
     ['idempotency_key_reused', 409, ConflictError],
     ['idempotency_key_in_use', 409, ConflictError],
     ['webhook_paused', 409, ConflictError],
+    ['connection_exists', 409, ConflictError],
+    ['repository_unreachable', 422, UnprocessableError],
+    ['bad_signature', 401, AuthenticationError],
+    ['secrets_unconfigured', 503, ServiceUnavailableError],
     ['payload_too_large', 413, PayloadTooLargeError],
     ['unsupported_media_type', 415, UnsupportedMediaTypeError],
     ['rate_limited', 429, RateLimitError],
@@ -597,10 +602,11 @@ describe('sdk typed errors', () => {
 
 describe('sdk coverage of the API document', () => {
   const doc = JSON.parse(fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')) as {
-    paths: Record<string, Record<string, { operationId?: string }>>;
+    paths: Record<string, Record<string, { operationId?: string; 'x-signature'?: unknown }>>;
   };
+  // Signed hooks (`x-signature`) are called by GitHub and GitLab, never through the SDK.
   const operations = Object.entries(doc.paths).flatMap(([p, methods]) =>
-    Object.entries(methods).filter(([, op]) => op?.operationId).map(([m, op]) => ({ id: op.operationId!, method: m.toUpperCase(), path: p })));
+    Object.entries(methods).filter(([, op]) => op?.operationId && !op['x-signature']).map(([m, op]) => ({ id: op.operationId!, method: m.toUpperCase(), path: p })));
   /** `Webhooks_listDeliveries` -> client.webhooks.listDeliveries. */
   const methodOf = (client: SiteHealth, id: string) => {
     const [tag, name] = id.split('_');
@@ -617,6 +623,10 @@ describe('sdk coverage of the API document', () => {
     SiteChecks_latest: (c) => c.siteChecks.latest(WS),
     Webhooks_list: (c) => c.webhooks.list(),
     Webhooks_create: (c) => c.webhooks.create({ workspaceId: WS, url: 'https://hooks.example.com', events: ['deploy.recorded'] }),
+    Connections_list: (c) => c.connections.list(WS),
+    Connections_create: (c) => c.connections.create(WS, { provider: 'github', repository: 'acme/site', token: 'ghp_sdkTestToken0001', branches: { main: 'production' } }),
+    Connections_update: (c) => c.connections.update(WS, WS, { failOn: 'high' }),
+    Connections_delete: (c) => c.connections.delete(WS, WS),
     Webhooks_get: (c) => c.webhooks.get(WS),
     Webhooks_update: (c) => c.webhooks.update(WS, { name: 'x' }),
     Webhooks_delete: (c) => c.webhooks.delete(WS),

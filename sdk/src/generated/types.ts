@@ -76,6 +76,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/hooks/github/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a GitHub delivery
+         * @description A GitHub webhook delivery. Set the webhook's Payload URL to the connection's `webhookUrl`,
+         *     Content type to `application/json`, Secret to its `webhookSecret`, and the events to
+         *     `push` (trigger `push`) or `deployment_status` (trigger `deployment`). Signed by
+         *     `X-Hub-Signature-256` (HMAC-SHA256 of the body, compared in constant time); deduplicated by
+         *     `X-GitHub-Delivery`. `ping` marks the connection verified; a `push` to a mapped branch, or a
+         *     `deployment_status` with state `success` for a mapped ref, records a deploy.
+         */
+        post: operations["Hooks_github"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/hooks/gitlab/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a GitLab delivery
+         * @description A GitLab webhook delivery. Set the webhook's URL to the connection's `webhookUrl`, Secret
+         *     token to its `webhookSecret`, and the trigger to Push events (trigger `push`) or Deployment
+         *     events (trigger `deployment`). Authenticated by `X-Gitlab-Token` (compared in constant time)
+         *     and, when the connection has a `signingToken` and the delivery carries `webhook-signature`,
+         *     by that Standard Webhooks signature too; deduplicated by `X-Gitlab-Event-UUID`. A
+         *     `Push Hook` to a mapped branch, or a `Deployment Hook` with status `success` for a mapped ref,
+         *     records a deploy.
+         */
+        post: operations["Hooks_gitlab"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/logs": {
         parameters: {
             query?: never;
@@ -950,6 +1001,20 @@ export interface components {
              *     page had no clicks in those days.
              */
             clicks: number | null;
+        };
+        /** @description What an inbound hook did with a delivery. */
+        HookReceipt: {
+            /**
+             * @description `queued`: a deploy will be recorded from it (in a job, moments later); `duplicate`: its
+             *     delivery id arrived before and was recorded then; `ignored`: nothing to record (an event the
+             *     connection does not record, a branch the map does not list, a tag, a deleted branch, a
+             *     deployment that did not succeed); `verified`: GitHub's `ping`, which marks the connection
+             *     verified.
+             * @enum {string}
+             */
+            outcome: "queued" | "duplicate" | "ignored" | "verified";
+            /** @description Why it was ignored, for the host's delivery log; null otherwise. */
+            reason: string | null;
         };
         /** @description An alternate-language link of a page. */
         HreflangLink: {
@@ -2254,6 +2319,284 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Hooks_github: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The event: `ping`, `push`, `deployment_status`; others are ignored. */
+                "X-GitHub-Event"?: string;
+                /** @description The delivery's id: a repeated one is recorded once. */
+                "X-GitHub-Delivery"?: string;
+                /** @description `sha256=` and the hex HMAC-SHA256 of the body under the webhook secret. */
+                "X-Hub-Signature-256"?: string;
+            };
+            path: {
+                connectionId: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `bad_signature`: the delivery's signature or secret token does not match the connection's webhook secret. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Hooks_gitlab: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The event: `Push Hook`, `Deployment Hook`; others are ignored. */
+                "X-Gitlab-Event"?: string;
+                /** @description The delivery's id: a repeated one is recorded once. */
+                "X-Gitlab-Event-UUID"?: string;
+                /** @description The connection's webhook secret. */
+                "X-Gitlab-Token"?: string;
+            };
+            path: {
+                connectionId: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `bad_signature`: the delivery's signature or secret token does not match the connection's webhook secret. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
