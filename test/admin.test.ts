@@ -29,7 +29,7 @@ function admin(databaseUrl: string, ...args: string[]): Promise<Run> {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'admin/admin.ts', ...args],
-      { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 30_000 },
+      { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, timeout: 90_000 },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -86,7 +86,10 @@ describe('admin CLI: usage', () => {
     ['half a workspace', ['bootstrap', '--email', 'a@example.com', '--website', 'https://x.example'], /go together/],
   ];
   test('usage and validation errors exit 1 with the message on stderr and nothing on stdout', async () => {
-    const runs = await Promise.all(cases.map(([, args]) => admin(url, ...args, '--json')));
+    // Four processes at a time: each is a cold start of the CLI, and a busy two-core machine
+    // running a dozen at once can take longer than the per-run timeout.
+    const runs: Run[] = [];
+    for (let i = 0; i < cases.length; i += 4) runs.push(...(await Promise.all(cases.slice(i, i + 4).map(([, args]) => admin(url, ...args, '--json')))));
     cases.forEach(([label, , message], i) => {
       assert.equal(runs[i].code, 1, `${label}: exit code (stderr: ${runs[i].stderr})`);
       assert.match(runs[i].stderr, message, label);
