@@ -550,7 +550,12 @@ export interface components {
          *     | `content_shrunk` | medium | visible words down to half or less, from at least 100 | fewer than 50 words |
          *     | `internal_links_dropped` | medium | same-origin links down to half or less, from at least 10 | no same-origin link |
          *     | `slower_response` | medium | time to first byte at least doubled and at least 500 ms slower | 2 s or more |
-         *     | `page_weight_increased` | low | body at least doubled and at least 100 KB heavier | 3 MB or more |
+         *     | `page_weight_increased` | low | body at least doubled and at least 10 KB heavier, whatever the page's size | 3 MB or more |
+         *
+         *     The weight rule is relative: a page of any size that at least doubled is heavier, so a 12 KB
+         *     page that grew sevenfold (images inlined as base64) counts as much as a 1 MB page that doubled.
+         *     The 10 KB floor only keeps tiny pages (a stub that gained a paragraph) from counting. The body
+         *     is the document's own bytes as read (`bytes`, at most 5 MiB), not the resources it loads.
          *
          *     Content (title through weight) is compared only when the page answered 2xx both times from the
          *     same final URL: a page that now errors, is missing or redirects elsewhere reports that alone.
