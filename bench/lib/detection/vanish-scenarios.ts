@@ -240,7 +240,7 @@ function grownPage(l: Layout): Scenario {
   return {
     id: `${l.framework}-${url.replace(/\.html$/, '').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}-inline-7x`,
     framework: l.framework,
-    description: `A ${Math.round(before / 1000)} KB page: its picture is now inlined as base64 without lazy loading, and its HTML weighs seven times as much (${Math.round((7 * before) / 1000)} KB, under 100 KB).`,
+    description: `A ${(before / 1000).toFixed(1)} KB page: its picture is now inlined as base64 without lazy loading, and its HTML weighs seven times as much (${((7 * before) / 1000).toFixed(1)} KB, under the 100 KB the old rule required as growth).`,
     site: base,
     regression: { pages: { [url]: { extraBody: inlineImage(6 * before, 'picture') } } },
     expect: { kind: 'page_weight_increased', url },
