@@ -32,9 +32,10 @@ const PROGRESS_EVERY_MS = 2000;
  * robots.txt obeyed (a disallowed URL is recorded, never fetched), at most `maxPages` fetched,
  * `concurrency` requests at a time with `delayMs` between each lane's requests. Then the pages
  * the site had before that the walk did not find again (knownPages: they may have been deleted,
- * moved or unlinked). Then its findings, the ones new since the previous finished crawl with their likely causes, the page
- * list for the next crawl and for check key pages, and the `site_crawl.completed` and (with new
- * findings) `site_crawl.regression` events, in one transaction.
+ * moved or unlinked). Then its findings, the ones new since the previous finished crawl with
+ * their likely causes, the page list for the next crawl and for check key pages, and the
+ * `site_crawl.completed` and (with new findings) `site_crawl.regression` events, in one
+ * transaction.
  *
  * At-least-once safe like a check: a crawl already ended is left alone; one found `running` is
  * crawled again from the start; results and events are written once.
