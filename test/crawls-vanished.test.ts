@@ -148,6 +148,24 @@ for (const engine of engines()) {
       assert.equal(at(d, 'page_removed', '/popular')!.causes[0]?.path, 'src/pages/popular.astro');
     });
 
+    it('obeys robots.txt when it asks again: a vanished page now disallowed is not requested', async () => {
+      const workspaceId = await workspace();
+      publish(site, ['/about', '/drafts/plan']);
+      await deploy(workspaceId);
+      publish(site, ['/about'], { '/drafts/plan': 'Plan' });
+      site.set('/robots.txt', { body: `User-agent: *\nDisallow: /drafts/\nSitemap: ${site.url('/sitemap.xml')}\n`, contentType: 'text/plain' });
+      const before2 = site.requests.length;
+      const d = await deploy(workspaceId);
+      assert.deepEqual(d.crawlFindings, []);
+      const crawled = (await CrawlPage.query(api.db).where({ crawl_id: d.siteCrawl.id })).map((p) => p.url.slice(site.origin.length)).sort();
+      assert.deepEqual(crawled, ['/', '/about']);
+      // The check of the same deploy may look at it (checks report robots_blocked); the crawl did not.
+      const fetchedByCheck = (await api.call('GET', `/v1/site-checks/latest?workspace_id=${workspaceId}`, { key: owner.apiKey })).body.check.pages.some(
+        (p: { url: string }) => p.url === site.url('/drafts/plan'),
+      );
+      assert.equal(site.requests.slice(before2).filter((r) => r.path === '/drafts/plan').length, fetchedByCheck ? 1 : 0);
+    });
+
     it('does not call a page orphaned when the page cap cut the walk short', async () => {
       const workspaceId = await workspace();
       // /deep is linked only from /a, and is a key page by search clicks.
