@@ -9,6 +9,7 @@ import type { FileChange } from './detection/changes.ts';
 import type { SiteModel, SitePatch } from './detection/site.ts';
 import { CHECK_SCENARIOS } from './detection/check-scenarios.ts';
 import { CRAWL_SCENARIOS } from './detection/crawl-scenarios.ts';
+import { VANISH_SCENARIOS } from './detection/vanish-scenarios.ts';
 
 export const FRAMEWORKS = {
   'nextjs-app': 'Next.js (app router)',
@@ -50,4 +51,4 @@ export interface Scenario {
   consequences: Array<ExpectedFinding & { why: string }>;
 }
 
-export const CORPUS: readonly Scenario[] = [...CHECK_SCENARIOS, ...CRAWL_SCENARIOS];
+export const CORPUS: readonly Scenario[] = [...CHECK_SCENARIOS, ...CRAWL_SCENARIOS, ...VANISH_SCENARIOS];

@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import { CrawlPage, Deploy, SiteCrawl, Workspace, withTransaction, type Db } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { checkPublicUrl } from '../net/index.ts';
-import { SiteFetcher, isSameOrigin, normalizeUrl, notPublicMessage, type RobotsTxt, type SiteFetcherOptions } from '../pages/index.ts';
+import { SiteFetcher, isSameOrigin, normalizeUrl, notPublicMessage, originOf, type RobotsTxt, type SiteFetcherOptions } from '../pages/index.ts';
+import { topPagesByClicks } from '../search-data/index.ts';
+import { KEY_PAGES } from '../checks/index.ts';
 import { rankCauses } from '../findings/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { nowMs } from '../platform/index.ts';
@@ -28,10 +30,12 @@ const PROGRESS_EVERY_MS = 2000;
 /**
  * Crawls a website breadth first from its home page and its sitemap: same-origin links only,
  * robots.txt obeyed (a disallowed URL is recorded, never fetched), at most `maxPages` fetched,
- * `concurrency` requests at a time with `delayMs` between each lane's requests. Then its
- * findings, the ones new since the previous finished crawl with their likely causes, the page
- * list for the next crawl and for check key pages, and the `site_crawl.completed` and (with new
- * findings) `site_crawl.regression` events, in one transaction.
+ * `concurrency` requests at a time with `delayMs` between each lane's requests. Then the pages
+ * the site had before that the walk did not find again (knownPages: they may have been deleted,
+ * moved or unlinked). Then its findings, the ones new since the previous finished crawl with
+ * their likely causes, the page list for the next crawl and for check key pages, and the
+ * `site_crawl.completed` and (with new findings) `site_crawl.regression` events, in one
+ * transaction.
  *
  * At-least-once safe like a check: a crawl already ended is left alone; one found `running` is
  * crawled again from the start; results and events are written once.
@@ -58,7 +62,6 @@ export async function runSiteCrawl(db: Db, crawlId: string, o: CrawlOptions): Pr
 
   const sitemap = await fetcher.sitemaps(home, robots, { maxTotalUrls: o.maxPages * 4 });
   const inSitemap = new Set(sitemap.urls.map((u) => normalizeUrl(u)).filter((u): u is string => u !== null));
-  const pages = await walk({ home, first, fetcher, robots, inSitemap, o, progress: (n) => progress(db, crawlId, n) });
 
   const previous = await SiteCrawl.query(db)
     .where({ workspace_id: crawl.workspace_id, state: 'finished' })
@@ -68,8 +71,18 @@ export async function runSiteCrawl(db: Db, crawlId: string, o: CrawlOptions): Pr
       { column: 'id', order: 'desc' },
     ])
     .first();
-  const previouslyOk = new Set(previous ? (await CrawlPage.query(db).where({ crawl_id: previous.id, status: 200 }).select('url')).map((p) => p.url) : []);
-  const all = crawlFindings({ pages, home, sitemapErrors: sitemap.errors, sitemapReachable: sitemap.reachable, previouslyOk });
+  const known = await knownPages(db, crawl.workspace_id, home, previous?.id ?? null);
+  const walked = await walk({ home, first, fetcher, robots, inSitemap, revisit: known.revisit, o, progress: (n) => progress(db, crawlId, n) });
+  const pages = walked.pages;
+  const all = crawlFindings({
+    pages,
+    home,
+    sitemapErrors: sitemap.errors,
+    sitemapReachable: sitemap.reachable,
+    previouslyOk: known.ok,
+    previouslyDirect: known.direct,
+    complete: walked.complete,
+  });
   const changes = crawl.deploy_id ? ((await Deploy.query(db).findById(crawl.deploy_id).select('changes'))?.changes ?? []) : [];
   // Without a previous crawl nothing is "new": a first crawl sets the reference.
   const fresh: Schemas['DeployCrawlFinding'][] = previous
@@ -82,18 +95,73 @@ export async function runSiteCrawl(db: Db, crawlId: string, o: CrawlOptions): Pr
   o.log.info({ crawlId, pages: pages.length, findings: all.length, new: fresh.length, ms: nowMs() - startedAt }, 'crawl finished');
 }
 
+/** A URL the crawl asks for again if the walk did not find it, with the depth it is recorded at. */
+interface Revisit {
+  url: string;
+  depth: number;
+}
+
+/** What the site answered before this crawl, and what to ask for again if the walk misses it. */
+interface KnownPages {
+  /** URLs that answered 200 in the previous crawl (after any redirects), and the key pages by search clicks. */
+  ok: Set<string>;
+  /** URLs that answered 200 at their own address (no redirect) in the previous crawl. */
+  direct: Set<string>;
+  revisit: { always: Revisit[]; ifRoom: Revisit[] };
+}
+
+/**
+ * The pages a crawl requests again when its walk did not rediscover them (docs/api.md#pages-that-vanish):
+ * always the key pages by search clicks (the same top KEY_PAGES a check looks at, over the last 28
+ * days of search data), then, within the page cap, every same-origin URL that answered 200 in the
+ * previous finished crawl, shallowest and most linked first. A revisited page keeps the depth it
+ * had in the previous crawl; a key page the previous crawl did not have is at depth 1, as a
+ * sitemap URL is.
+ */
+async function knownPages(db: Db, workspaceId: string, home: string, previousId: string | null): Promise<KnownPages> {
+  const before = previousId
+    ? await CrawlPage.query(db)
+        .where({ crawl_id: previousId, status: 200, blocked_by_robots: false })
+        .orderBy([{ column: 'depth' }, { column: 'inlinks', order: 'desc' }, { column: 'url' }])
+        .select('url', 'depth', 'redirects')
+    : [];
+  const origin = originOf(home);
+  const searched = origin ? await topPagesByClicks(db, workspaceId, { origin, limit: KEY_PAGES }) : [];
+  const depthOf = new Map(before.map((p) => [p.url, p.depth]));
+  const always: Revisit[] = [];
+  const seen = new Set<string>();
+  for (const { url: raw } of searched) {
+    const url = normalizeUrl(raw);
+    if (!url || seen.has(url) || !isSameOrigin(url, home)) continue;
+    seen.add(url);
+    always.push({ url, depth: depthOf.get(url) ?? 1 });
+  }
+  const ifRoom = before.filter((p) => !seen.has(p.url) && isSameOrigin(p.url, home)).map((p) => ({ url: p.url, depth: p.depth }));
+  return {
+    ok: new Set([...before.map((p) => p.url), ...seen]),
+    direct: new Set(before.filter((p) => p.redirects.length === 0).map((p) => p.url)),
+    revisit: { always, ifRoom },
+  };
+}
+
 interface WalkInput {
   home: string;
   first: Awaited<ReturnType<SiteFetcher['page']>>;
   fetcher: SiteFetcher;
   robots: RobotsTxt;
   inSitemap: ReadonlySet<string>;
+  revisit: KnownPages['revisit'];
   o: CrawlOptions;
   progress: (fetched: number) => void;
 }
 
-/** The breadth-first walk itself: the frontier, the lanes and the page list. */
-async function walk(w: WalkInput): Promise<CrawledPage[]> {
+/**
+ * The breadth-first walk itself: the frontier, the lanes and the page list. Then the known pages
+ * the walk did not find (`revisit`), fetched by the same lanes but never followed: nothing on the
+ * site links to them any more, so their own links say nothing about the site's. `complete`: the
+ * walk ran out of links before the page cap, so a page it did not find is really unlinked.
+ */
+async function walk(w: WalkInput): Promise<{ pages: CrawledPage[]; complete: boolean }> {
   const { home, fetcher, robots, o } = w;
   const frontier = new Frontier();
   const records = new Map<string, Omit<CrawledPage, 'inlinks' | 'linkedFrom' | 'inSitemap'>>();
@@ -104,9 +172,9 @@ async function walk(w: WalkInput): Promise<CrawledPage[]> {
   let fetched = 0;
   let started = 1; // the home page
   let lastProgress = Date.now();
-  const visit = async (url: string, depth: number, page?: WalkInput['first']) => {
+  const visit = async (url: string, depth: number, page?: WalkInput['first'], revisited = false) => {
     if (!robots.isAllowed(url)) {
-      records.set(url, { url, depth, status: null, finalUrl: null, redirects: [], title: null, robots: [], blockedByRobots: true, error: null, isHtml: false });
+      records.set(url, { url, depth, status: null, finalUrl: null, redirects: [], title: null, robots: [], blockedByRobots: true, error: null, isHtml: false, revisited });
       return;
     }
     const got = page ?? (await fetcher.page(url, robots));
@@ -123,10 +191,11 @@ async function walk(w: WalkInput): Promise<CrawledPage[]> {
       blockedByRobots: false,
       error: got.error ? { code: got.error.code, message: got.error.message } : null,
       isHtml: got.analysis?.isHtml ?? false,
+      revisited,
     });
     const final = normalizeUrl(r.finalUrl);
     // Links of an HTML page that stayed on the site; a page that redirected off-site is not ours.
-    if (got.analysis?.isHtml && final && isSameOrigin(final, home)) {
+    if (!revisited && got.analysis?.isHtml && final && isSameOrigin(final, home)) {
       for (const link of got.analysis.links) {
         frontier.link(url, link);
         if (isSameOrigin(link, home)) frontier.add(link, depth + 1);
@@ -164,11 +233,31 @@ async function walk(w: WalkInput): Promise<CrawledPage[]> {
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, lane));
+  const complete = frontier.pending === 0;
 
-  return [...records.values()].map((r) => {
+  // Known pages the walk did not find: key pages by search clicks whatever the cap, the rest of
+  // the previous crawl while the cap allows. robots.txt still decides; a disallowed URL is skipped.
+  const missed = (r: Revisit) => !records.has(r.url) && robots.isAllowed(r.url);
+  const room = Math.max(0, o.maxPages - started);
+  const queue = [...w.revisit.always.filter(missed), ...w.revisit.ifRoom.filter(missed).slice(0, room)];
+  let next = 0;
+  const revisitLane = async () => {
+    for (;;) {
+      o.signal.throwIfAborted();
+      const entry = queue[next++];
+      if (!entry) return;
+      if (records.has(entry.url)) continue;
+      await visit(entry.url, entry.depth, undefined, true);
+      if (delay > 0) await sleep(delay);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, revisitLane));
+
+  const pages = [...records.values()].map((r) => {
     const inbound = frontier.inlinks.get(r.url);
     return { ...r, inlinks: inbound?.count ?? 0, linkedFrom: inbound?.from ?? null, inSitemap: w.inSitemap.has(r.url) };
   });
+  return { pages, complete };
 }
 
 function progress(db: Db, crawlId: string, fetched: number): void {

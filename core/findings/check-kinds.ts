@@ -18,8 +18,13 @@ export const CONTENT_SHRUNK = { ratio: 0.5, minBefore: 100, thinBelow: 50 } as c
 export const LINKS_DROPPED = { ratio: 0.5, minBefore: 10 } as const;
 /** Time to first byte: at least twice as slow and 500 ms slower; 2 s or more is an issue alone. */
 export const SLOWER_RESPONSE = { ratio: 2, minIncreaseMs: 500, slowMs: 2000 } as const;
-/** Body size: at least twice as heavy and 100 KB heavier; 3 MB or more is an issue alone. */
-export const HEAVIER_PAGE = { ratio: 2, minIncreaseBytes: 100_000, heavyBytes: 3_000_000 } as const;
+/**
+ * Body size: at least twice as heavy, whatever the page's size, and at least 10 KB heavier; 3 MB
+ * or more is an issue alone. Growth is judged relative to the page because a small page that grew
+ * sevenfold (images inlined as base64, say) is as much a regression as a large one that doubled;
+ * the small floor keeps a tiny page (a 2 KB stub that gained a paragraph) from counting.
+ */
+export const HEAVIER_PAGE = { ratio: 2, minIncreaseBytes: 10_000, heavyBytes: 3_000_000 } as const;
 
 export interface CheckKindRule {
   kind: CheckFindingKind;

@@ -25,6 +25,11 @@ export interface CrawledPage {
   /** Why it could not be fetched (too_many_redirects, timeout, ...), or null. */
   error: { code: string; message: string } | null;
   isHtml: boolean;
+  /**
+   * Not found by the walk: requested again because the previous crawl had it (or it is a key page
+   * by search clicks). Nothing crawled links to it, unless the page cap cut the walk short.
+   */
+  revisited: boolean;
 }
 
 /** A finished crawl, as the kinds read it. */
@@ -33,8 +38,12 @@ export interface CrawledSite {
   home: string;
   sitemapErrors: ReadonlyArray<{ url: string; message: string }>;
   sitemapReachable: boolean;
-  /** URLs that answered 200 in the previous finished crawl (for page_removed). */
+  /** URLs that answered 200 in the previous finished crawl, and key pages by search clicks (for page_removed). */
   previouslyOk: ReadonlySet<string>;
+  /** URLs that answered 200 at their own address, without a redirect, in the previous finished crawl (for redirect_added). */
+  previouslyDirect: ReadonlySet<string>;
+  /** The walk ran out of links before the page cap: a page it did not reach is linked from no crawled page. */
+  complete: boolean;
 }
 
 /** A redirect chain of this many hops or more is a finding (one hop is a plain redirect). */
@@ -87,7 +96,14 @@ export const CRAWL_KINDS: readonly CrawlKindRule[] = [
     kind: 'page_removed',
     severity: 'high',
     detect: (site) => site.pages.filter((p) => fetched(p) && (p.status === 404 || p.status === 410) && site.previouslyOk.has(p.url)),
-    explain: (p) => ({ status: p.status }),
+    explain: (p) => ({ status: p.status, linked: p.inlinks > 0 }),
+  }),
+  crawlKind({
+    // One hop; two or more are a redirect_chain, and a loop a redirect_loop.
+    kind: 'redirect_added',
+    severity: 'high',
+    detect: (site) => site.pages.filter((p) => fetched(p) && p.redirects.length === 1 && !loops(p) && site.previouslyDirect.has(p.url)),
+    explain: (p) => ({ status: p.redirects[0].status, to: p.finalUrl }),
   }),
   crawlKind({
     kind: 'noindex_page',
@@ -126,11 +142,16 @@ export const CRAWL_KINDS: readonly CrawlKindRule[] = [
     explain: ({ url, title, urls }) => ({ title, others: urls.filter((u) => u !== url).slice(0, 5), pages: urls.length }),
   }),
   crawlKind({
-    // The home page is where a crawl starts: no link to it is needed.
+    // The home page is where a crawl starts: no link to it is needed. A URL that redirects is not
+    // a page (its target is judged). A page only the previous crawl (or search data) knew is
+    // unlinked only if the walk was not cut short by the page cap.
     kind: 'orphan_page',
     severity: 'low',
-    detect: (site) => site.pages.filter((p) => servedHtml(p) && p.inSitemap && p.inlinks === 0 && p.url !== site.home),
-    explain: () => ({ inSitemap: true }),
+    detect: (site) =>
+      site.pages.filter(
+        (p) => servedHtml(p) && p.redirects.length === 0 && p.inlinks === 0 && p.url !== site.home && (p.inSitemap || (p.revisited && site.complete)),
+      ),
+    explain: (p) => ({ inSitemap: p.inSitemap }),
   }),
 ];
 

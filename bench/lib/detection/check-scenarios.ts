@@ -99,7 +99,7 @@ export const CHECK_SCENARIOS: Scenario[] = [
       modify('templates/careers.html', { line: 4, removed: ['<h1>Careers at Fernhill</h1>'], added: ['<h1>Join Fernhill</h1>'] }),
       modify('requirements.txt', { line: 1, removed: ['Django==4.2.11'], added: ['Django==4.2.13'] }),
     ],
-    consequences: [],
+    consequences: [{ kind: 'page_removed', url: '/careers/', why: 'the crawl asks for the page it had before, now 404 (nothing links to it any more)' }],
   },
   {
     id: 'nuxt-pricing-noindex',
@@ -174,7 +174,7 @@ export const CHECK_SCENARIOS: Scenario[] = [
       modify('astro.config.mjs', { line: 11, section: 'export default defineConfig({', added: ['  redirects: {', "    '/blog/launch': '/blog/launch-week',", '  },'] }),
       modify('src/components/Header.astro', { line: 9, removed: ['    <a href="/pricing">Pricing</a>'], added: ['    <a href="/plans">Plans</a>'] }),
     ],
-    consequences: [],
+    consequences: [{ kind: 'redirect_added', url: '/pricing', why: 'the crawl asks for the page it had before, which now redirects' }],
   },
   {
     id: 'rails-pricing-route-redirect',
@@ -199,7 +199,7 @@ export const CHECK_SCENARIOS: Scenario[] = [
       modify('app/views/pages/pricing.html.erb', { line: 1, removed: ['<h1>Pricing</h1>'], added: ['<h1>Plans</h1>'] }),
       modify('app/views/layouts/application.html.erb', { line: 18, removed: ['      <%= link_to "Pricing", pricing_path %>'], added: ['      <%= link_to "Plans", plans_path %>'] }),
     ],
-    consequences: [],
+    consequences: [{ kind: 'redirect_added', url: '/pricing', why: 'the crawl asks for the page it had before, which now redirects' }],
   },
   {
     id: 'nextjs-pages-canonical-slash',

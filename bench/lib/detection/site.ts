@@ -150,28 +150,36 @@ export function pageCount(m: SiteModel): number {
 
 const ERROR_PAGE = '<!DOCTYPE html><html><head><title>Internal Server Error</title></head><body><h1>Internal Server Error</h1></body></html>';
 
+/** The HTML of one page of the model, served from `origin`. */
+export function renderPage(m: SiteModel, path: string, origin: string): string {
+  const p = m.pages[path];
+  if (p.status !== undefined && p.status >= 500) return ERROR_PAGE;
+  const abs = (href: string) => (href === 'self' ? null : new URL(href, origin).href);
+  return htmlPage({
+    title: p.title ?? undefined,
+    description: p.description ?? undefined,
+    canonical: p.canonical === null ? undefined : (abs(p.canonical) ?? new URL(path, origin).href),
+    robots: p.robots,
+    h1: p.h1,
+    hreflang: p.hreflang?.map((h) => ({ lang: h.lang, href: abs(h.href)! })),
+    jsonLd: p.jsonLd?.map((type) => ({ '@context': 'https://schema.org', '@type': type, name: p.title ?? path })),
+    links: [...m.nav, ...(p.links ?? []), ...m.footer],
+    words: p.words,
+    extraBody: p.extraBody,
+  });
+}
+
+/** About how many bytes a page of the model weighs when served (the fixture's origin changes a few). */
+export function pageBytes(m: SiteModel, path: string): number {
+  return Buffer.byteLength(renderPage(m, path, 'http://127.0.0.1:40000'));
+}
+
 /** Serves the model on the fixture site, replacing everything it served before. */
 export function publish(site: FixtureSite, m: SiteModel): void {
   site.reset();
-  const abs = (href: string) => (href === 'self' ? null : new URL(href, site.origin).href);
   for (const [path, p] of Object.entries(m.pages)) {
-    if (p.status !== undefined && p.status >= 500) {
-      site.set(path, { status: p.status, html: ERROR_PAGE, delayMs: p.delayMs });
-      continue;
-    }
-    const html = htmlPage({
-      title: p.title ?? undefined,
-      description: p.description ?? undefined,
-      canonical: p.canonical === null ? undefined : (abs(p.canonical) ?? site.url(path)),
-      robots: p.robots,
-      h1: p.h1,
-      hreflang: p.hreflang?.map((h) => ({ lang: h.lang, href: abs(h.href)! })),
-      jsonLd: p.jsonLd?.map((type) => ({ '@context': 'https://schema.org', '@type': type, name: p.title ?? path })),
-      links: [...m.nav, ...(p.links ?? []), ...m.footer],
-      words: p.words,
-      extraBody: p.extraBody,
-    });
-    site.set(path, { status: p.status, html, headers: p.headers, delayMs: p.delayMs });
+    const html = renderPage(m, path, site.origin);
+    site.set(path, { status: p.status, html, headers: p.status !== undefined && p.status >= 500 ? undefined : p.headers, delayMs: p.delayMs });
   }
   for (const [from, to] of Object.entries(m.redirects)) site.set(from, { redirectTo: to });
   site.set('/robots.txt', { body: m.robotsTxt.replaceAll('{origin}', site.origin), contentType: 'text/plain' });

@@ -550,7 +550,12 @@ export interface components {
          *     | `content_shrunk` | medium | visible words down to half or less, from at least 100 | fewer than 50 words |
          *     | `internal_links_dropped` | medium | same-origin links down to half or less, from at least 10 | no same-origin link |
          *     | `slower_response` | medium | time to first byte at least doubled and at least 500 ms slower | 2 s or more |
-         *     | `page_weight_increased` | low | body at least doubled and at least 100 KB heavier | 3 MB or more |
+         *     | `page_weight_increased` | low | body at least doubled and at least 10 KB heavier, whatever the page's size | 3 MB or more |
+         *
+         *     The weight rule is relative: a page of any size that at least doubled is heavier, so a 12 KB
+         *     page that grew sevenfold (images inlined as base64) counts as much as a 1 MB page that doubled.
+         *     The 10 KB floor only keeps tiny pages (a stub that gained a paragraph) from counting. The body
+         *     is the document's own bytes as read (`bytes`, at most 5 MiB), not the resources it loads.
          *
          *     Content (title through weight) is compared only when the page answered 2xx both times from the
          *     same final URL: a page that now errors, is missing or redirects elsewhere reports that alone.
@@ -717,19 +722,29 @@ export interface components {
          *     |---|---|---|
          *     | `redirect_loop` | critical | a URL whose redirects come back to a URL already visited [`chain`] |
          *     | `broken_link` | high | a crawled URL that answers 4xx, 5xx or not at all, linked from a crawled page [`from`, `status`, `error`, `links`] |
-         *     | `page_removed` | high | a URL that answered 200 in the previous crawl and 404 or 410 now [`status`] |
+         *     | `page_removed` | high | a URL that answered 200 in the previous crawl (or is a key page by search clicks) and 404 or 410 now, whether or not anything still links to it [`status`; `linked`: whether a crawled page still links to it] |
+         *     | `redirect_added` | high | a URL that answered 200 at its own address in the previous crawl and now redirects once (two or more hops are a `redirect_chain`, a loop a `redirect_loop`) [`status` of the redirect, `to`: where it ends] |
          *     | `noindex_page` | high | a page answering 200 with `noindex` or `none` [`robots`, `inSitemap`] |
          *     | `blocked_by_robots` | high | a linked or sitemap URL that robots.txt disallows (never fetched) [`from`, `inSitemap`] |
          *     | `redirect_chain` | medium | a URL that takes 2 or more redirects to reach its page [`hops`, `chain`] |
          *     | `sitemap_unreachable` | medium | a sitemap (or a sitemap an index lists) that could not be read; `/sitemap.xml` when no sitemap could be read at all [`message`] |
          *     | `duplicate_title` | low | each of two or more pages with the same title [`title`, `others`, `pages`] |
-         *     | `orphan_page` | low | a page in the sitemap that no crawled page links to [`inSitemap`] |
+         *     | `orphan_page` | low | a page answering 200 at its own address (no redirect) that no crawled page links to: one in the sitemap, or one only the previous crawl or search data knew (reported only when the walk reached every link before the page cap) [`inSitemap`: false for the second] |
+         *
+         *     **Pages that vanish.** A crawl also requests the pages the site had before that its walk did not
+         *     find again: always the key pages by search clicks (the top 20 over the last 28 days of imported
+         *     search data, as a check chooses them), then, while the page cap (`CRAWL_MAX_PAGES`) allows,
+         *     every URL that answered 200 in the previous finished crawl, shallowest first. Those requests
+         *     follow no links (nothing on the site links to those pages any more). So a page deleted together
+         *     with every link to it and its sitemap entry is still a `page_removed`; one that now redirects is
+         *     a `redirect_added` (or a `redirect_chain`); one that still answers 200 is an `orphan_page` with
+         *     `inSitemap: false`. Their URLs count in `pagesCrawled`.
          *
          *     A deploy's `crawlFindings` are those whose kind and URL the previous finished crawl did not
          *     report; the first crawl of a workspace sets the reference and reports none.
          * @enum {string}
          */
-        CrawlFindingKind: "broken_link" | "page_removed" | "redirect_chain" | "redirect_loop" | "duplicate_title" | "orphan_page" | "noindex_page" | "blocked_by_robots" | "sitemap_unreachable";
+        CrawlFindingKind: "broken_link" | "page_removed" | "redirect_chain" | "redirect_loop" | "duplicate_title" | "orphan_page" | "noindex_page" | "blocked_by_robots" | "sitemap_unreachable" | "redirect_added";
         /** @description One delivery attempt. */
         DeliveryAttempt: {
             id: components["schemas"]["uuid"];
@@ -1410,7 +1425,10 @@ export interface components {
          * @description A crawl of the website: same-origin links and the sitemap URLs, breadth first from the home page,
          *     obeying robots.txt (a disallowed URL is never fetched), up to 500 pages (`CRAWL_MAX_PAGES`),
          *     with at most 4 requests at a time (`CRAWL_CONCURRENCY`) and a pause of 10 ms between the
-         *     requests of each (`CRAWL_DELAY_MS`; robots.txt's `Crawl-delay`, up to 2 s, when larger). The
+         *     requests of each (`CRAWL_DELAY_MS`; robots.txt's `Crawl-delay`, up to 2 s, when larger). Then
+         *     it requests again the pages of the previous crawl (and the key pages by search clicks) that it
+         *     did not find, so that a page deleted with every link to it is still seen (see
+         *     `CrawlFindingKind`). The
          *     crawl's page list is internal: it is what the next crawl compares with and where checks find
          *     their key pages.
          */
