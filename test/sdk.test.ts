@@ -28,6 +28,7 @@ import {
   UnsupportedMediaTypeError,
   RateLimitError,
   HeadersTooLargeError,
+  UnprocessableError,
   ApiError,
   InternalServerError,
   ServiceUnavailableError,
@@ -500,6 +501,10 @@ describe('sdk typed errors', () => {
     ['idempotency_key_reused', 409, ConflictError],
     ['idempotency_key_in_use', 409, ConflictError],
     ['webhook_paused', 409, ConflictError],
+    ['connection_exists', 409, ConflictError],
+    ['repository_unreachable', 422, UnprocessableError],
+    ['bad_signature', 401, AuthenticationError],
+    ['secrets_unconfigured', 503, ServiceUnavailableError],
     ['payload_too_large', 413, PayloadTooLargeError],
     ['unsupported_media_type', 415, UnsupportedMediaTypeError],
     ['rate_limited', 429, RateLimitError],
@@ -597,10 +602,11 @@ describe('sdk typed errors', () => {
 
 describe('sdk coverage of the API document', () => {
   const doc = JSON.parse(fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')) as {
-    paths: Record<string, Record<string, { operationId?: string }>>;
+    paths: Record<string, Record<string, { operationId?: string; 'x-signature'?: unknown }>>;
   };
+  // Inbound hooks (`x-signature`) are called by repository hosts, not by API clients: no SDK method.
   const operations = Object.entries(doc.paths).flatMap(([p, methods]) =>
-    Object.entries(methods).filter(([, op]) => op?.operationId).map(([m, op]) => ({ id: op.operationId!, method: m.toUpperCase(), path: p })));
+    Object.entries(methods).filter(([, op]) => op?.operationId && !op['x-signature']).map(([m, op]) => ({ id: op.operationId!, method: m.toUpperCase(), path: p })));
   /** `Webhooks_listDeliveries` -> client.webhooks.listDeliveries. */
   const methodOf = (client: SiteHealth, id: string) => {
     const [tag, name] = id.split('_');
@@ -615,6 +621,17 @@ describe('sdk coverage of the API document', () => {
     Deploys_get: (c) => c.deploys.get(WS),
     Logs_list: (c) => c.logs.list({ workspace_id: WS }),
     SiteChecks_latest: (c) => c.siteChecks.latest(WS),
+    SiteChecks_create: (c) => c.siteChecks.create(WS),
+    SiteChecks_list: (c) => c.siteChecks.list({ workspace_id: WS }),
+    SiteChecks_get: (c) => c.siteChecks.get(WS),
+    SiteCrawls_create: (c) => c.siteCrawls.create(WS),
+    SiteCrawls_list: (c) => c.siteCrawls.list({ workspace_id: WS }),
+    SiteCrawls_get: (c) => c.siteCrawls.get(WS),
+    SiteCrawls_latest: (c) => c.siteCrawls.latest(WS),
+    Connections_list: (c) => c.connections.list(WS),
+    Connections_create: (c) => c.connections.create(WS, { provider: 'github', repository: 'acme/site', token: 'github_pat_x', branches: { main: 'production' } }),
+    Connections_update: (c) => c.connections.update(WS, WS, { failOn: 'high' }),
+    Connections_delete: (c) => c.connections.delete(WS, WS),
     Webhooks_list: (c) => c.webhooks.list(),
     Webhooks_create: (c) => c.webhooks.create({ workspaceId: WS, url: 'https://hooks.example.com', events: ['deploy.recorded'] }),
     Webhooks_get: (c) => c.webhooks.get(WS),

@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { CrawlPage, Deploy, SiteCrawl, Workspace, withTransaction, type Db } from '../db/index.ts';
+import { CrawlPage, SiteCrawl, Workspace, withTransaction, type Db } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { checkPublicUrl } from '../net/index.ts';
 import { SiteFetcher, isSameOrigin, normalizeUrl, notPublicMessage, type RobotsTxt, type SiteFetcherOptions } from '../pages/index.ts';
 import { rankCauses } from '../findings/index.ts';
+import { suspectChanges } from '../checks/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { nowMs } from '../platform/index.ts';
 import { Frontier } from './frontier.ts';
@@ -70,12 +71,15 @@ export async function runSiteCrawl(db: Db, crawlId: string, o: CrawlOptions): Pr
     .first();
   const previouslyOk = new Set(previous ? (await CrawlPage.query(db).where({ crawl_id: previous.id, status: 200 }).select('url')).map((p) => p.url) : []);
   const all = crawlFindings({ pages, home, sitemapErrors: sitemap.errors, sitemapReachable: sitemap.reachable, previouslyOk });
-  const changes = crawl.deploy_id ? ((await Deploy.query(db).findById(crawl.deploy_id).select('changes'))?.changes ?? []) : [];
+  const { changes, explanation } = previous
+    ? await suspectChanges(db, crawl, Number(previous.started_at ?? previous.scheduled_at), startedAt, 'crawl')
+    : { changes: [], explanation: null };
   // Without a previous crawl nothing is "new": a first crawl sets the reference.
   const fresh: Schemas['DeployCrawlFinding'][] = previous
     ? newSince(all, (previous.findings?.all ?? []) as CrawlFinding[]).map((f) => ({
         ...f,
         causes: rankCauses(f.kind, f.url, changes, { spread: all.filter((x) => x.kind === f.kind).length / Math.max(1, pages.length) }),
+        explanation,
       }))
     : [];
   await finishCrawl(db, crawlId, { pages, all, fresh });

@@ -76,6 +76,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/hooks/github/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a GitHub delivery
+         * @description A GitHub webhook delivery. Set the webhook's Payload URL to the connection's `webhookUrl`,
+         *     Content type to `application/json`, Secret to its `webhookSecret`, and the events to
+         *     `push` (trigger `push`) or `deployment_status` (trigger `deployment`). Signed by
+         *     `X-Hub-Signature-256` (HMAC-SHA256 of the body, compared in constant time); deduplicated by
+         *     `X-GitHub-Delivery`. `ping` marks the connection verified; a `push` to a mapped branch, or a
+         *     `deployment_status` with state `success` for a mapped ref, records a deploy.
+         */
+        post: operations["Hooks_github"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/hooks/gitlab/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a GitLab delivery
+         * @description A GitLab webhook delivery. Set the webhook's URL to the connection's `webhookUrl`, Secret
+         *     token to its `webhookSecret`, and the trigger to Push events (trigger `push`) or Deployment
+         *     events (trigger `deployment`). Authenticated by `X-Gitlab-Token` (compared in constant time)
+         *     and, when the connection has a `signingToken` and the delivery carries `webhook-signature`,
+         *     by that Standard Webhooks signature too; deduplicated by `X-Gitlab-Event-UUID`. A
+         *     `Push Hook` to a mapped branch, or a `Deployment Hook` with status `success` for a mapped ref,
+         *     records a deploy.
+         */
+        post: operations["Hooks_gitlab"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/logs": {
         parameters: {
             query?: never;
@@ -101,6 +152,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/site-checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List site checks
+         * @description A workspace's checks, newest first (by creation), a page at a time (`meta.next_cursor`).
+         *     **Scope:** `search`.
+         */
+        get: operations["SiteChecks_list"];
+        put?: never;
+        /**
+         * Run a site check
+         * @description Run a site check of the workspace's website now (`trigger: "manual"`), compared with the
+         *     newest finished check like any other. `201` with the new check (state `queued`); `200` with
+         *     the check already queued to run now (manual or scheduled) when there is one: a workspace has
+         *     at most one, so repeated clicks queue nothing more. **Scope:** `search`. **Role:** member or
+         *     above (a viewer gets `403 forbidden`).
+         */
+        post: operations["SiteChecks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/site-checks/latest": {
         parameters: {
             query?: never;
@@ -113,6 +193,93 @@ export interface paths {
          * @description The workspace's newest check, newest finished check, its baseline, findings and issues. **Scope:** `search`.
          */
         get: operations["SiteChecks_latest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/site-checks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a site check
+         * @description One check with its baseline, findings (with likely causes) and issues. **Scope:** `search`.
+         */
+        get: operations["SiteChecks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/site-crawls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List crawls
+         * @description A workspace's crawls, newest first (by creation), a page at a time. **Scope:** `search`.
+         */
+        get: operations["SiteCrawls_list"];
+        put?: never;
+        /**
+         * Run a crawl
+         * @description Crawl the workspace's website now (`trigger: "manual"`), compared with the previous finished
+         *     crawl like any other. `201` with the new crawl (state `queued`); `200` with the crawl already
+         *     queued to run now (manual or scheduled) when there is one. **Scope:** `search`. **Role:**
+         *     member or above.
+         */
+        post: operations["SiteCrawls_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/site-crawls/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the latest crawl
+         * @description The workspace's newest crawl, newest finished crawl, the crawl before it, what is new and everything found. **Scope:** `search`.
+         */
+        get: operations["SiteCrawls_latest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/site-crawls/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a crawl
+         * @description One crawl with its baseline, findings, issues and a page of its pages. **Scope:** `search`.
+         */
+        get: operations["SiteCrawls_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -444,6 +611,12 @@ export interface components {
          *     routes; layouts, heads and navigation every page shares count half for any URL). A change
          *     whose signals and category are both unrelated to the kind is never a cause. The full table is
          *     in the source (`core/findings/causes.ts`).
+         *
+         *     A manual or scheduled check (or crawl) follows no deploy, so its causes are ranked among the
+         *     changes of the production deploys recorded between its baseline and it (the 20 newest of them),
+         *     and the finding's `explanation` names them. With none, `causes` is `[]` and `explanation` says
+         *     that no deploy explains the regression (a CMS edit, a CDN or server rule, an expiring
+         *     certificate, another team's robots.txt).
          */
         Cause: {
             /** @description The changed file. */
@@ -507,7 +680,7 @@ export interface components {
          */
         CheckFindingKind: "page_error" | "page_not_found" | "noindex_added" | "robots_blocked" | "nofollow_added" | "redirect_added" | "canonical_changed" | "title_missing" | "canonical_removed" | "meta_description_missing" | "h1_missing" | "structured_data_removed" | "hreflang_removed" | "content_shrunk" | "internal_links_dropped" | "slower_response" | "page_weight_increased";
         /**
-         * @description What started a site check.
+         * @description What started a site check or crawl.
          * @enum {string}
          */
         CheckTrigger: "deploy" | "manual" | "schedule";
@@ -679,6 +852,38 @@ export interface components {
          * @enum {string}
          */
         CrawlFindingKind: "broken_link" | "page_removed" | "redirect_chain" | "redirect_loop" | "duplicate_title" | "orphan_page" | "noindex_page" | "blocked_by_robots" | "sitemap_unreachable";
+        /** @description What a crawl saw at one URL. */
+        CrawlPageRecord: {
+            /** @description The URL, normalised (lower-case scheme and host, no fragment). */
+            url: string;
+            /**
+             * Format: int32
+             * @description Links from the home page to reach it (0 for the home page; sitemap URLs not linked are 1).
+             */
+            depth: number;
+            /** @description HTTP status of the final answer; null on a network error or when robots.txt kept the crawl out. */
+            status: number | null;
+            /** @description The URL that answered after redirects, or null when it was not fetched. */
+            finalUrl: string | null;
+            /** @description Each URL that answered with a redirect, in order. */
+            redirects: components["schemas"]["RedirectHop"][];
+            title: string | null;
+            /** @description Directives from meta robots and X-Robots-Tag, lower case. */
+            robots: string[];
+            /** @description robots.txt disallows it: it was not fetched. */
+            blockedByRobotsTxt: boolean;
+            /** @description It is listed in the sitemap. */
+            inSitemap: boolean;
+            /**
+             * Format: int32
+             * @description How many crawled pages link to it.
+             */
+            inlinks: number;
+            /** @description One page that links to it, or null. */
+            linkedFrom: string | null;
+            /** @description Why it could not be fetched, or null. */
+            error: string | null;
+        };
         /** @description One delivery attempt. */
         DeliveryAttempt: {
             id: components["schemas"]["uuid"];
@@ -814,6 +1019,8 @@ export interface components {
         DeployCrawlFinding: {
             /** @description Likely causes among the deploy's changes, best first, at most 5. */
             causes: components["schemas"]["Cause"][];
+            /** @description For a manual or scheduled check or crawl: which deploys the causes come from, or that none does (see `Cause`). Null for one that followed a deploy. */
+            explanation: string | null;
         } & components["schemas"]["CrawlFinding"];
         /**
          * @description Record a deploy. Sending the same workspace, environment and commitSha again updates that deploy: omitted fields keep their stored values.
@@ -880,6 +1087,8 @@ export interface components {
         DeployFinding: {
             /** @description Likely causes among the deploy's changes, best first, at most 5. */
             causes: components["schemas"]["Cause"][];
+            /** @description For a manual or scheduled check or crawl: which deploys the causes come from, or that none does (see `Cause`). Null for one that followed a deploy. */
+            explanation: string | null;
         } & components["schemas"]["Finding"];
         /** @description Deploys, newest first. */
         DeployList: {
@@ -950,6 +1159,20 @@ export interface components {
              *     page had no clicks in those days.
              */
             clicks: number | null;
+        };
+        /** @description What an inbound hook did with a delivery. */
+        HookReceipt: {
+            /**
+             * @description `queued`: a deploy will be recorded from it (in a job, moments later); `duplicate`: its
+             *     delivery id arrived before and was recorded then; `ignored`: nothing to record (an event the
+             *     connection does not record, a branch the map does not list, a tag, a deleted branch, a
+             *     deployment that did not succeed); `verified`: GitHub's `ping`, which marks the connection
+             *     verified.
+             * @enum {string}
+             */
+            outcome: "queued" | "duplicate" | "ignored" | "verified";
+            /** @description Why it was ignored, for the host's delivery log; null otherwise. */
+            reason: string | null;
         };
         /** @description An alternate-language link of a page. */
         HreflangLink: {
@@ -1228,6 +1451,19 @@ export interface components {
          */
         Role: "owner" | "admin" | "member" | "viewer";
         /**
+         * @description Run a check or crawl now. A workspace has at most one check (and one crawl) queued to run now
+         *     at a time: while a manual or scheduled one is still queued, another request answers `200` with
+         *     that one instead of queueing a second (`201` when a new one was queued). Checks and crawls
+         *     waiting for a deploy's delay do not count: they run at their own time.
+         * @example {
+         *       "workspaceId": "0193a4e2-0000-7000-8000-000000000001"
+         *     }
+         */
+        RunCreate: {
+            /** @description The workspace whose website to look at. */
+            workspaceId: components["schemas"]["uuid"];
+        };
+        /**
          * @description Lifecycle of a check or crawl: `queued -> running -> finished | failed`.
          * @enum {string}
          */
@@ -1309,6 +1545,36 @@ export interface components {
              */
             issues: number;
         };
+        /**
+         * @description One check with its baseline (the newest finished check scheduled before it), what got worse
+         *     (`findings`, with likely causes) and what is wrong in it on its own (`issues`). Findings and
+         *     issues are `[]` until the check is finished.
+         */
+        SiteCheckDetail: {
+            id: components["schemas"]["uuid"];
+            workspaceId: components["schemas"]["uuid"];
+            /** @description The deploy that triggered the check, or null. */
+            deployId: components["schemas"]["uuid"] | null;
+            state: components["schemas"]["RunState"];
+            trigger: components["schemas"]["CheckTrigger"];
+            /**
+             * Format: date-time
+             * @description When the check is (or was) due to run.
+             */
+            scheduledAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            /** @description One record per page looked at; `[]` until the check has run. */
+            pages: components["schemas"]["PageRecord"][];
+            /** @description Why the check failed, or null. */
+            error: string | null;
+            /** @description The finished check it was compared with, or null (the first check of a workspace). */
+            baseline: components["schemas"]["SiteCheck"] | null;
+            /** @description What got worse between `baseline` and this check. */
+            findings: components["schemas"]["DeployFinding"][];
+            /** @description What is wrong in this check on its own. */
+            issues: components["schemas"]["SiteCheckIssue"][];
+        };
         /** @description Something wrong in one finished check on its own, judged with the finding kinds. */
         SiteCheckIssue: {
             kind: components["schemas"]["CheckFindingKind"];
@@ -1330,6 +1596,11 @@ export interface components {
             findings: components["schemas"]["Finding"][];
             /** @description What is wrong in `check` on its own. */
             issues: components["schemas"]["SiteCheckIssue"][];
+        };
+        /** @description A workspace's checks, newest first. */
+        SiteCheckList: {
+            data: components["schemas"]["SiteCheck"][];
+            meta: components["schemas"]["PageMeta"];
         };
         /** @description `site_check.regression`: a finished site check found something worse than its baseline. Sent with `site_check.completed`, never without it. */
         SiteCheckRegressionData: {
@@ -1355,6 +1626,7 @@ export interface components {
             /** @description The deploy that triggered the crawl, or null. */
             deployId: components["schemas"]["uuid"] | null;
             state: components["schemas"]["RunState"];
+            trigger: components["schemas"]["CheckTrigger"];
             /** Format: date-time */
             scheduledAt: string;
             startedAt: string | null;
@@ -1380,6 +1652,59 @@ export interface components {
              * @description How many of them are new since the previous crawl.
              */
             newFindings: number;
+        };
+        /**
+         * @description One crawl with its baseline (the finished crawl before it), its findings (new since the
+         *     baseline, with likely causes), everything it found on its own (`issues`), and its pages, a page
+         *     at a time in URL order (`limit`, `cursor`, `meta.next_cursor`; the crawl's fields are the same
+         *     on every page). Findings, issues and pages are `[]` until the crawl is finished.
+         */
+        SiteCrawlDetail: {
+            id: components["schemas"]["uuid"];
+            workspaceId: components["schemas"]["uuid"];
+            /** @description The deploy that triggered the crawl, or null. */
+            deployId: components["schemas"]["uuid"] | null;
+            state: components["schemas"]["RunState"];
+            trigger: components["schemas"]["CheckTrigger"];
+            /** Format: date-time */
+            scheduledAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            /**
+             * Format: int32
+             * @description Pages fetched so far (updated while the crawl runs, final once it finished).
+             */
+            pagesCrawled: number;
+            /** @description Why the crawl failed, or null. */
+            error: string | null;
+            /** @description The finished crawl it was compared with, or null. */
+            baseline: components["schemas"]["SiteCrawl"] | null;
+            /** @description What this crawl found that the baseline did not, with likely causes. */
+            findings: components["schemas"]["DeployCrawlFinding"][];
+            /** @description Everything this crawl found, new or not. */
+            issues: components["schemas"]["CrawlFinding"][];
+            /** @description This page of the crawl's pages, in URL order. */
+            pages: components["schemas"]["CrawlPageRecord"][];
+            /** @description The cursor of the next page of `pages`. */
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** @description The newest crawls of a workspace and what is new. With no crawls every field is null or `[]`. */
+        SiteCrawlLatest: {
+            /** @description The newest crawl in any state. */
+            latest: components["schemas"]["SiteCrawl"] | null;
+            /** @description The newest finished crawl. */
+            crawl: components["schemas"]["SiteCrawl"] | null;
+            /** @description The finished crawl before `crawl`, which it was compared with. */
+            baseline: components["schemas"]["SiteCrawl"] | null;
+            /** @description What `crawl` found that `baseline` did not. */
+            findings: components["schemas"]["CrawlFinding"][];
+            /** @description Everything `crawl` found on its own, new or not. */
+            issues: components["schemas"]["CrawlFinding"][];
+        };
+        /** @description A workspace's crawls, newest first. */
+        SiteCrawlList: {
+            data: components["schemas"]["SiteCrawl"][];
+            meta: components["schemas"]["PageMeta"];
         };
         /** @description `site_crawl.regression`: a finished crawl found something new since the previous crawl. */
         SiteCrawlRegressionData: {
@@ -2294,6 +2619,284 @@ export interface operations {
             };
         };
     };
+    Hooks_github: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The event: `ping`, `push`, `deployment_status`; others are ignored. */
+                "X-GitHub-Event"?: string;
+                /** @description The delivery's id: a repeated one is recorded once. */
+                "X-GitHub-Delivery"?: string;
+                /** @description `sha256=` and the hex HMAC-SHA256 of the body under the webhook secret. */
+                "X-Hub-Signature-256"?: string;
+            };
+            path: {
+                connectionId: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `bad_signature`: the delivery's signature or secret token does not match the connection's webhook secret. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Hooks_gitlab: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The event: `Push Hook`, `Deployment Hook`; others are ignored. */
+                "X-Gitlab-Event"?: string;
+                /** @description The delivery's id: a repeated one is recorded once. */
+                "X-Gitlab-Event-UUID"?: string;
+                /** @description The connection's webhook secret. */
+                "X-Gitlab-Token"?: string;
+            };
+            path: {
+                connectionId: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HookReceipt"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `bad_signature`: the delivery's signature or secret token does not match the connection's webhook secret. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     Logs_list: {
         parameters: {
             query: {
@@ -2443,6 +3046,317 @@ export interface operations {
             };
         };
     };
+    SiteChecks_list: {
+        parameters: {
+            query: {
+                /** @description The workspace. */
+                workspace_id: components["schemas"]["uuid"];
+                /** @description Only checks started this way. */
+                trigger?: components["schemas"]["CheckTrigger"];
+                /** @description Only checks in this state. */
+                state?: components["schemas"]["RunState"];
+                /** @description How many checks, 1 to 100. */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page (opaque; pass the same filters). See `PageMeta`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCheckList"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SiteChecks_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCheck"];
+                };
+            };
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCheck"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     SiteChecks_latest: {
         parameters: {
             query: {
@@ -2462,6 +3376,713 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SiteCheckLatest"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SiteChecks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCheckDetail"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SiteCrawls_list: {
+        parameters: {
+            query: {
+                /** @description The workspace. */
+                workspace_id: components["schemas"]["uuid"];
+                /** @description Only crawls started this way. */
+                trigger?: components["schemas"]["CheckTrigger"];
+                /** @description Only crawls in this state. */
+                state?: components["schemas"]["RunState"];
+                /** @description How many crawls, 1 to 100. */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page (opaque; pass the same filters). See `PageMeta`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCrawlList"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SiteCrawls_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCrawl"];
+                };
+            };
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCrawl"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SiteCrawls_latest: {
+        parameters: {
+            query: {
+                /** @description The workspace. */
+                workspace_id: components["schemas"]["uuid"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCrawlLatest"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SiteCrawls_get: {
+        parameters: {
+            query?: {
+                /** @description How many pages of the crawl, 1 to 500. */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous response: the next pages of the crawl. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCrawlDetail"];
                 };
             };
             /**
@@ -5192,5 +6813,8 @@ export interface operationQueryDefaults {
     Activity_list: "limit";
     Deploys_list: "limit";
     Logs_list: "days" | "limit";
+    SiteChecks_list: "limit";
+    SiteCrawls_list: "limit";
+    SiteCrawls_get: "limit";
     Webhooks_listDeliveries: "limit";
 }
