@@ -680,6 +680,28 @@ export interface components {
          */
         CheckFindingKind: "page_error" | "page_not_found" | "noindex_added" | "robots_blocked" | "nofollow_added" | "redirect_added" | "canonical_changed" | "title_missing" | "canonical_removed" | "meta_description_missing" | "h1_missing" | "structured_data_removed" | "hreflang_removed" | "content_shrunk" | "internal_links_dropped" | "slower_response" | "page_weight_increased";
         /**
+         * @description How often the workspace's website is checked between deploys (checks with `trigger: "schedule"`):
+         *
+         *     - `hourly`: every hour, at the minute of `check_time` (`06:15`: at :15 past every hour);
+         *     - `daily` (the default): once a day at `check_time` in the workspace's `timezone`;
+         *     - `off`: only after deploys and on demand.
+         *
+         *     Times are wall-clock times in the workspace's time zone and follow daylight saving time: a
+         *     daily check at 06:00 in Europe/Berlin runs at 05:00 UTC in summer and 06:00 UTC in winter. A
+         *     time that does not exist on the day the clocks go forward (02:30 in America/New_York) runs
+         *     that day as many minutes later as the clocks jumped (03:30); a time that happens twice when the
+         *     clocks go back runs at its first occurrence, once. Hourly checks run every real hour: 23 of
+         *     them on the day the clocks go forward, 25 on the day they go back.
+         *
+         *     Each slot runs exactly once, however many workers run. A worker that was stopped does not run
+         *     every slot it missed: it runs the newest missed slot once when it is back. Slots before the
+         *     schedule was set (or the workspace created) never run. A scheduled check is compared with the
+         *     previous finished check like any other; see `Cause` for the explanation of a finding that no
+         *     deploy explains.
+         * @enum {string}
+         */
+        CheckSchedule: "hourly" | "daily" | "off";
+        /**
          * @description What started a site check or crawl.
          * @enum {string}
          */
@@ -884,6 +906,13 @@ export interface components {
             /** @description Why it could not be fetched, or null. */
             error: string | null;
         };
+        /**
+         * @description How often the whole website is crawled between deploys (crawls with `trigger: "schedule"`):
+         *     `weekly` (the default), on Mondays at `check_time` in the workspace's `timezone` (with the same
+         *     daylight-saving rules as checks), or `off`.
+         * @enum {string}
+         */
+        CrawlSchedule: "weekly" | "off";
         /** @description One delivery attempt. */
         DeliveryAttempt: {
             id: components["schemas"]["uuid"];
@@ -1874,6 +1903,9 @@ export interface components {
          *       "country": "DE",
          *       "description": null,
          *       "language": "de",
+         *       "check_schedule": "daily",
+         *       "check_time": "06:00",
+         *       "crawl_schedule": "weekly",
          *       "created_at": "2026-11-21T10:00:00.000Z",
          *       "updated_at": "2026-11-21T10:00:00.000Z"
          *     }
@@ -1903,6 +1935,12 @@ export interface components {
             description: string | null;
             /** @description BCP 47 language tag. */
             language: string;
+            /** @description How often checks run between deploys; see `CheckSchedule`. */
+            check_schedule: components["schemas"]["CheckSchedule"];
+            /** @description When daily checks and weekly crawls run, in `timezone`; the minute of hourly checks. */
+            check_time: string;
+            /** @description How often crawls run between deploys; see `CrawlSchedule`. */
+            crawl_schedule: components["schemas"]["CrawlSchedule"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1945,6 +1983,21 @@ export interface components {
             country?: string | null;
             /** @description Free text, up to 2,000 characters. */
             description?: string | null;
+            /**
+             * @description Defaults to `daily`.
+             * @default daily
+             */
+            check_schedule?: components["schemas"]["CheckSchedule"];
+            /**
+             * @description Defaults to `06:00`.
+             * @default 06:00
+             */
+            check_time?: components["schemas"]["wallTime"];
+            /**
+             * @description Defaults to `weekly`.
+             * @default weekly
+             */
+            crawl_schedule?: components["schemas"]["CrawlSchedule"];
         };
         /** @description One workspace. */
         WorkspaceEnvelope: {
@@ -1975,6 +2028,9 @@ export interface components {
             logo?: string | null;
             country?: string | null;
             description?: string | null;
+            check_schedule?: components["schemas"]["CheckSchedule"];
+            check_time?: components["schemas"]["wallTime"];
+            crawl_schedule?: components["schemas"]["CrawlSchedule"];
         };
         /**
          * @description A commit SHA: 7 to 64 hexadecimal characters. Stored lower case, so `ABC1234` and `abc1234` name the same deploy.
@@ -2001,6 +2057,11 @@ export interface components {
          * @example 0193a4e2-7c1f-7b3a-9a52-3f0c1d2e4b5a
          */
         uuid: string;
+        /**
+         * @description A wall-clock time `HH:MM` (24-hour).
+         * @example 06:00
+         */
+        wallTime: string;
         /**
          * @description A signing secret: 16 to 255 characters. A secret of the form `whsec_<base64>` signs with the
          *     decoded bytes, any other with its UTF-8 bytes.
