@@ -214,8 +214,8 @@ await runBenchmark(scratch, async () => {
         const at = `${day}T${String(Math.floor(rnd() * 24)).padStart(2, '0')}:${String(Math.floor(rnd() * 60)).padStart(2, '0')}:00.000Z`;
         const { deploy } = await recordDeploy(s.db, workspaceId, { commitSha: `abc${i.toString(16).padStart(8, '0')}`, environment: 'production', deployedAt: at }, { siteCheckDelaySeconds: 3600, crawlDelaySeconds: 3600 });
         const t = nowMs();
-        const findings: Schemas['DeployFinding'][] = shuffledPick(rnd, PAGES, CHECK_URLS).map((p) => ({ kind: 'title_missing', severity: 'high', url: pageUrl(p), before: 'A title', after: null, clicks: 0, causes: [] }));
-        const crawl: Schemas['DeployCrawlFinding'][] = shuffledPick(rnd, PAGES, CRAWL_URLS).map((p) => ({ kind: 'broken_link', severity: 'high', url: pageUrl(p), details: { from: pageUrl(0), status: 404 }, causes: [] }));
+        const findings: Schemas['DeployFinding'][] = shuffledPick(rnd, PAGES, CHECK_URLS).map((p) => ({ kind: 'title_missing', severity: 'high', url: pageUrl(p), before: 'A title', after: null, clicks: 0, causes: [], explanation: null }));
+        const crawl: Schemas['DeployCrawlFinding'][] = shuffledPick(rnd, PAGES, CRAWL_URLS).map((p) => ({ kind: 'broken_link', severity: 'high', url: pageUrl(p), details: { from: pageUrl(0), status: 404 }, causes: [], explanation: null }));
         // The scheduled check and crawl, finished (their jobs are due in an hour and never run here).
         await SiteCheck.query(s.db).where({ deploy_id: deploy.id }).patch({ state: 'finished', started_at: t, finished_at: t, pages: [], findings: { findings, issues: [] } });
         await SiteCrawl.query(s.db).where({ deploy_id: deploy.id }).patch({ state: 'finished', started_at: t, finished_at: t, pages_crawled: CRAWL_URLS, findings: { all: crawl, crawlFindings: crawl } });

@@ -254,12 +254,12 @@ for (const engine of engines()) {
       await load(ws, rows);
       const id = await deploy(ws, `${D}T10:00:00.000Z`);
       const t = nowMs();
-      const finding = (url: string, kind: Schemas['CheckFindingKind'] = 'title_missing'): Schemas['DeployFinding'] => ({ kind, severity: 'high', url, before: 'A title', after: null, clicks: 0, causes: [] });
+      const finding = (url: string, kind: Schemas['CheckFindingKind'] = 'title_missing'): Schemas['DeployFinding'] => ({ kind, severity: 'high', url, before: 'A title', after: null, clicks: 0, causes: [], explanation: null });
       const checkFindings = [finding(pages[3]), finding('https://WWW.EXAMPLE.com/p/17', 'h1_missing'), finding(pages[3], 'canonical_removed'), finding('https://www.example.com/never-searched')];
       const crawlFindings: Schemas['DeployCrawlFinding'][] = [
-        { kind: 'broken_link', severity: 'high', url: pages[40], details: { from: pages[0], status: 404 }, causes: [] },
-        { kind: 'duplicate_title', severity: 'low', url: pages[3], details: { title: 'x' }, causes: [] },
-        { kind: 'sitemap_unreachable', severity: 'medium', url: 'https://www.example.com/sitemap.xml', details: { message: 'timeout' }, causes: [] },
+        { kind: 'broken_link', severity: 'high', url: pages[40], details: { from: pages[0], status: 404 }, causes: [], explanation: null },
+        { kind: 'duplicate_title', severity: 'low', url: pages[3], details: { title: 'x' }, causes: [], explanation: null },
+        { kind: 'sitemap_unreachable', severity: 'medium', url: 'https://www.example.com/sitemap.xml', details: { message: 'timeout' }, causes: [], explanation: null },
       ];
       // The deploy's check and crawl, finished with these findings, and a baseline for /latest.
       await SiteCheck.query(api.db).insert({ id: newId(), workspace_id: ws, deploy_id: null, state: 'finished', trigger_kind: 'manual', scheduled_at: t - 60_000, finished_at: t - 50_000, pages: [], findings: { findings: [], issues: [] }, created_at: t - 60_000 });

@@ -25,10 +25,10 @@ import {
   RequestTimeoutError,
   ConflictError,
   PayloadTooLargeError,
-  UnprocessableError,
   UnsupportedMediaTypeError,
   RateLimitError,
   HeadersTooLargeError,
+  UnprocessableError,
   ApiError,
   InternalServerError,
   ServiceUnavailableError,
@@ -604,7 +604,7 @@ describe('sdk coverage of the API document', () => {
   const doc = JSON.parse(fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')) as {
     paths: Record<string, Record<string, { operationId?: string; 'x-signature'?: unknown }>>;
   };
-  // Signed hooks (`x-signature`) are called by GitHub and GitLab, never through the SDK.
+  // Inbound hooks (`x-signature`) are called by repository hosts, not by API clients: no SDK method.
   const operations = Object.entries(doc.paths).flatMap(([p, methods]) =>
     Object.entries(methods).filter(([, op]) => op?.operationId && !op['x-signature']).map(([m, op]) => ({ id: op.operationId!, method: m.toUpperCase(), path: p })));
   /** `Webhooks_listDeliveries` -> client.webhooks.listDeliveries. */
@@ -621,12 +621,19 @@ describe('sdk coverage of the API document', () => {
     Deploys_get: (c) => c.deploys.get(WS),
     Logs_list: (c) => c.logs.list({ workspace_id: WS }),
     SiteChecks_latest: (c) => c.siteChecks.latest(WS),
-    Webhooks_list: (c) => c.webhooks.list(),
-    Webhooks_create: (c) => c.webhooks.create({ workspaceId: WS, url: 'https://hooks.example.com', events: ['deploy.recorded'] }),
+    SiteChecks_create: (c) => c.siteChecks.create(WS),
+    SiteChecks_list: (c) => c.siteChecks.list({ workspace_id: WS }),
+    SiteChecks_get: (c) => c.siteChecks.get(WS),
+    SiteCrawls_create: (c) => c.siteCrawls.create(WS),
+    SiteCrawls_list: (c) => c.siteCrawls.list({ workspace_id: WS }),
+    SiteCrawls_get: (c) => c.siteCrawls.get(WS),
+    SiteCrawls_latest: (c) => c.siteCrawls.latest(WS),
     Connections_list: (c) => c.connections.list(WS),
-    Connections_create: (c) => c.connections.create(WS, { provider: 'github', repository: 'acme/site', token: 'ghp_sdkTestToken0001', branches: { main: 'production' } }),
+    Connections_create: (c) => c.connections.create(WS, { provider: 'github', repository: 'acme/site', token: 'github_pat_x', branches: { main: 'production' } }),
     Connections_update: (c) => c.connections.update(WS, WS, { failOn: 'high' }),
     Connections_delete: (c) => c.connections.delete(WS, WS),
+    Webhooks_list: (c) => c.webhooks.list(),
+    Webhooks_create: (c) => c.webhooks.create({ workspaceId: WS, url: 'https://hooks.example.com', events: ['deploy.recorded'] }),
     Webhooks_get: (c) => c.webhooks.get(WS),
     Webhooks_update: (c) => c.webhooks.update(WS, { name: 'x' }),
     Webhooks_delete: (c) => c.webhooks.delete(WS),

@@ -18,6 +18,7 @@ const OWNERS: Record<string, { folder: string; model: string }> = {
   site_crawls: { folder: 'core/crawls/', model: 'SiteCrawl' },
   repository_connections: { folder: 'core/connections/', model: 'Connection' },
   repository_deliveries: { folder: 'core/connections/', model: 'RepositoryDelivery' },
+  monitor_slots: { folder: 'core/monitoring/', model: 'MonitorSlot' },
 };
 
 

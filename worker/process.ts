@@ -46,6 +46,8 @@ export async function runWorkerProcess(extraTasks: ExtraTasks = {}): Promise<voi
     heartbeatMs: config.worker.heartbeatMs,
     listenUrl: url,
     maintenancePeriodMs: config.worker.maintenancePeriodMs,
+    // Slots are minutes apart at the finest: a check runs within 30 s of its slot.
+    scheduleTickMs: 30_000,
     metrics,
   });
 

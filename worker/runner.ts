@@ -20,6 +20,7 @@ import {
 } from '../core/jobs/index.ts';
 import type { DeliveryObserver } from '../core/webhooks/index.ts';
 import { scheduleMaintenance } from './maintenance.ts';
+import { runSchedules } from '../core/monitoring/index.ts';
 import { PermanentJobError, type ExtraTasks, type TaskContext, type TaskRegistry } from './task.ts';
 
 export interface RunnerOptions {
@@ -46,6 +47,8 @@ export interface RunnerOptions {
   listenUrl?: string;
   /** Schedule the maintenance job for each period of this length; null: don't. */
   maintenancePeriodMs?: number | null;
+  /** Queue the workspaces' scheduled checks and crawls this often (core/monitoring); null: don't. */
+  scheduleTickMs?: number | null;
   workerId?: string;
   now?: () => number;
   random?: () => number;
@@ -151,6 +154,10 @@ export class Runner {
       const period = o.maintenancePeriodMs;
       every(Math.max(1000, period / 2), () => void this.scheduleMaintenance(period));
       await this.scheduleMaintenance(period);
+    }
+    if (o.scheduleTickMs) {
+      every(o.scheduleTickMs, () => void this.tickSchedules());
+      await this.tickSchedules();
     }
     if (o.listenUrl && isPostgres(this.queueDb)) await this.listen(o.listenUrl);
     await this.recover();
@@ -387,6 +394,19 @@ export class Runner {
       if (recovered.some((j) => j.state === 'queued')) this.wake();
     } catch (err) {
       this.options.logger.error({ err: errorText(err) }, 'lease recovery failed');
+    }
+  }
+
+  /** Every worker ticks; the slot claims make each slot run once however many do. */
+  private async tickSchedules(): Promise<void> {
+    try {
+      const queued = await runSchedules(this.options.db, this.now());
+      if (queued.length > 0) {
+        this.options.logger.info({ queued: queued.length }, 'scheduled checks and crawls queued');
+        this.wake();
+      }
+    } catch (err) {
+      this.options.logger.error({ err: errorText(err) }, 'could not queue scheduled checks and crawls');
     }
   }
 

@@ -1,4 +1,4 @@
-import { SiteCheck, runPlan, type DbOrTrx, type PlanShape, type PlanStep, type PlannedRow } from '../db/index.ts';
+import { SiteCheck, runPlan, withTransaction, type DbOrTrx, type PlanShape, type PlanStep, type PlannedRow } from '../db/index.ts';
 import { enqueue, jobRow, jobStep } from '../jobs/index.ts';
 import { newId, nowMs } from '../platform/index.ts';
 
@@ -43,4 +43,42 @@ export async function rescheduleCheck(trx: DbOrTrx, deploy: { id: string; worksp
   await SiteCheck.query(trx).findById(queued.id).patch({ scheduled_at: runAt });
   await enqueue(trx, 'site_check', { checkId: queued.id }, { runAt, dedupeKey: `site_check:${queued.id}`, onDuplicate: 'replace', workspaceId: deploy.workspace_id });
   return queued.id;
+}
+
+/** The partial unique index of migration 20261128000100: one check queued to run now per workspace. */
+const QUEUED_NOW = "(workspace_id) WHERE state = 'queued' AND trigger_kind IN ('manual', 'schedule')";
+
+const QUEUE_CHECK_NOW: PlanShape = {
+  name: 'queue_check_now',
+  steps: {
+    check: { table: 'site_checks', columns: ['id', 'workspace_id', 'trigger_kind', 'scheduled_at', 'created_at'], fixed: { state: 'queued', pages: '[]' }, skipOnConflict: QUEUED_NOW },
+    check_job: jobStep('site_check', ['check']),
+  },
+};
+
+/**
+ * Queues a check of the workspace's website that follows no deploy (`manual` or `schedule`), due
+ * at `runAt` (default now), unless one such check is queued already: then that one is returned
+ * with `created: false`. The partial unique index makes this hold across concurrent callers.
+ */
+export async function queueCheckNow(
+  db: DbOrTrx,
+  workspaceId: string,
+  trigger: 'manual' | 'schedule',
+  runAt?: number,
+): Promise<{ check: SiteCheck; created: boolean }> {
+  return withTransaction(db, async (trx) => {
+    const now = nowMs();
+    const at = runAt ?? now;
+    const id = newId();
+    const inserted = await runPlan(trx, QUEUE_CHECK_NOW, {
+      check: { id, workspace_id: workspaceId, trigger_kind: trigger, scheduled_at: at, created_at: now },
+      check_job: jobRow('site_check', { checkId: id }, { id: newId(), runAt: at, dedupeKey: `site_check:${id}`, workspaceId, now }),
+    });
+    const check = inserted.has('check')
+      ? await SiteCheck.query(trx).findById(id)
+      : await SiteCheck.query(trx).where({ workspace_id: workspaceId, state: 'queued' }).whereIn('trigger_kind', ['manual', 'schedule']).first();
+    // The queued one may have started between the insert and the read: it is then the answer.
+    return { check: check ?? (await SiteCheck.query(trx).where({ workspace_id: workspaceId }).whereIn('trigger_kind', ['manual', 'schedule']).orderBy('id', 'desc').first())!, created: inserted.has('check') };
+  });
 }

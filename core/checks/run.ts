@@ -10,6 +10,7 @@ import { enqueue } from '../jobs/index.ts';
 import { clicksByUrl } from '../search-data/index.ts';
 import { chooseKeyPages } from './key-pages.ts';
 import { finishedCheckBefore } from './checks.ts';
+import { suspectChanges } from './suspects.ts';
 import { siteCheckToApi } from './to-api.ts';
 
 export interface RunOptions extends Omit<SiteFetcherOptions, 'signal'> {
@@ -66,12 +67,14 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
   const pages = [first.record, ...rest.map((p) => p.record)];
 
   const baseline = await finishedCheckBefore(db, check.workspace_id, Number(check.scheduled_at));
-  const changes = check.deploy_id ? ((await Deploy.query(db).findById(check.deploy_id).select('changes'))?.changes ?? []) : [];
   const raw = baseline ? compareChecks(baseline.pages, pages) : [];
+  const { changes, explanation } = baseline
+    ? await suspectChanges(db, check, Number(baseline.started_at ?? baseline.scheduled_at), startedAt, 'check')
+    : { changes: [], explanation: null };
   const spread = (kind: string) => raw.filter((f) => f.kind === kind).length / pages.length;
   // Clicks as of now, for the events' payloads; the API reads them again when a finding is read.
   const clicks = await clicksByUrl(db, check.workspace_id, raw.map((f) => f.url));
-  const findings: Schemas['DeployFinding'][] = raw.map((f) => ({ ...f, clicks: clicks.get(f.url) ?? 0, causes: rankCauses(f.kind, f.url, changes, { spread: spread(f.kind) }) }));
+  const findings: Schemas['DeployFinding'][] = raw.map((f) => ({ ...f, clicks: clicks.get(f.url) ?? 0, causes: rankCauses(f.kind, f.url, changes, { spread: spread(f.kind) }), explanation }));
   await finishCheck(db, checkId, { pages, findings, issues: judgeCheck(pages), baselineId: baseline?.id ?? null });
   o.log.info({ checkId, pages: pages.length, findings: findings.length, ms: nowMs() - startedAt }, 'site check finished');
 }

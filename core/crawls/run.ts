@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { CrawlPage, Deploy, SiteCrawl, Workspace, withTransaction, type Db } from '../db/index.ts';
+import { CrawlPage, SiteCrawl, Workspace, withTransaction, type Db } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { checkPublicUrl } from '../net/index.ts';
 import { SiteFetcher, isSameOrigin, normalizeUrl, notPublicMessage, originOf, type RobotsTxt, type SiteFetcherOptions } from '../pages/index.ts';
 import { topPagesByClicks } from '../search-data/index.ts';
-import { KEY_PAGES } from '../checks/index.ts';
+import { KEY_PAGES, suspectChanges } from '../checks/index.ts';
 import { rankCauses } from '../findings/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { nowMs } from '../platform/index.ts';
@@ -83,12 +83,15 @@ export async function runSiteCrawl(db: Db, crawlId: string, o: CrawlOptions): Pr
     previouslyDirect: known.direct,
     complete: walked.complete,
   });
-  const changes = crawl.deploy_id ? ((await Deploy.query(db).findById(crawl.deploy_id).select('changes'))?.changes ?? []) : [];
+  const { changes, explanation } = previous
+    ? await suspectChanges(db, crawl, Number(previous.started_at ?? previous.scheduled_at), startedAt, 'crawl')
+    : { changes: [], explanation: null };
   // Without a previous crawl nothing is "new": a first crawl sets the reference.
   const fresh: Schemas['DeployCrawlFinding'][] = previous
     ? newSince(all, (previous.findings?.all ?? []) as CrawlFinding[]).map((f) => ({
         ...f,
         causes: rankCauses(f.kind, f.url, changes, { spread: all.filter((x) => x.kind === f.kind).length / Math.max(1, pages.length) }),
+        explanation,
       }))
     : [];
   await finishCrawl(db, crawlId, { pages, all, fresh });

@@ -23,7 +23,7 @@ export async function deployDetail(db: DbOrTrx, deploy: Deploy): Promise<Schemas
   ]);
   // Findings are stored on the check or crawl when it finishes; until then they are [].
   const stored = check?.state === 'finished' ? (check.findings?.findings ?? []) : [];
-  const crawlFindings = crawl?.state === 'finished' ? (crawl.findings?.crawlFindings ?? []) : [];
+  const crawlFindings = crawl?.state === 'finished' ? (crawl.findings?.crawlFindings ?? []).map((f) => ({ ...f, explanation: f.explanation ?? null })) : [];
   const named = [...stored.map((f) => f.url), ...crawlFindings.filter((f) => !NOT_A_PAGE.has(f.kind)).map((f) => f.url)];
   const [baseline, clicks, impact] = await Promise.all([
     check ? finishedCheckBefore(db, deploy.workspace_id, Number(check.scheduled_at)) : null,
@@ -34,7 +34,7 @@ export async function deployDetail(db: DbOrTrx, deploy: Deploy): Promise<Schemas
     ...deployToApi(deploy),
     siteCheck: check ? siteCheckToApi(check) : null,
     baseline: baseline ? siteCheckToApi(baseline) : null,
-    findings: stored.map((f) => ({ ...f, clicks: clicks?.get(f.url) ?? 0 })),
+    findings: stored.map((f) => ({ ...f, clicks: clicks?.get(f.url) ?? 0, explanation: f.explanation ?? null })),
     issues: check?.state === 'finished' ? (check.findings?.issues ?? []) : [],
     siteCrawl: crawl ? siteCrawlToApi(crawl) : null,
     crawlFindings,

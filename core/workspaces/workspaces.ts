@@ -10,7 +10,9 @@ import { workspaceFieldErrors } from './validate.ts';
 export type WorkspaceInput = Schemas['WorkspaceCreate'];
 export type WorkspacePatch = Schemas['WorkspaceUpdate'];
 
-const DEFAULTS = { type: 'PERSONAL', timezone: 'UTC', language: 'en' } as const;
+const DEFAULTS = { type: 'PERSONAL', timezone: 'UTC', language: 'en', check_schedule: 'daily', check_time: '06:00', crawl_schedule: 'weekly' } as const;
+
+const SCHEDULE_FIELDS = ['check_schedule', 'check_time', 'crawl_schedule', 'timezone'] as const;
 
 export function workspaceToApi(row: WorkspaceRow): Schemas['Workspace'] {
   return {
@@ -25,6 +27,9 @@ export function workspaceToApi(row: WorkspaceRow): Schemas['Workspace'] {
     country: row.country ?? null,
     description: row.description ?? null,
     language: row.language,
+    check_schedule: row.check_schedule,
+    check_time: row.check_time,
+    crawl_schedule: row.crawl_schedule,
     created_at: toIso(row.created_at)!,
     updated_at: toIso(row.updated_at)!,
   };
@@ -93,6 +98,10 @@ export async function createWorkspace(
     country: input.country ? input.country.toUpperCase() : null,
     description: input.description ?? null,
     language: input.language ?? DEFAULTS.language,
+    check_schedule: input.check_schedule ?? DEFAULTS.check_schedule,
+    check_time: input.check_time ?? DEFAULTS.check_time,
+    crawl_schedule: input.crawl_schedule ?? DEFAULTS.crawl_schedule,
+    schedule_changed_at: null,
     created_at: now,
     updated_at: now,
   };
@@ -129,7 +138,7 @@ export async function updateWorkspace(db: DbOrTrx, id: string, input: WorkspaceP
   const patch = withoutSecrets(input);
   assertValid(patch);
   const changes: Partial<WorkspaceRow> = {};
-  for (const field of ['name', 'website', 'type', 'timezone', 'language', 'logo', 'description'] as const) {
+  for (const field of ['name', 'website', 'type', 'timezone', 'language', 'logo', 'description', 'check_schedule', 'check_time', 'crawl_schedule'] as const) {
     if (patch[field] !== undefined) (changes as Record<string, unknown>)[field] = patch[field];
   }
   if (patch.country !== undefined) changes.country = patch.country === null ? null : patch.country.toUpperCase();
@@ -138,6 +147,9 @@ export async function updateWorkspace(db: DbOrTrx, id: string, input: WorkspaceP
     if (!before) throw new NotFound();
     // Never earlier than created_at, even if the clock stepped back.
     changes.updated_at = Math.max(nowMs(), Number(before.created_at));
+    // A schedule (or the time zone it runs in) that changed starts from now: slots before the
+    // change never run (core/monitoring).
+    if (SCHEDULE_FIELDS.some((f) => changes[f] !== undefined && changes[f] !== before[f])) changes.schedule_changed_at = changes.updated_at;
     await Workspace.query(trx).findById(id).patch(changes);
     return { ...before.toJSON(), ...changes } as WorkspaceRow;
   });

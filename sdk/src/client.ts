@@ -7,6 +7,7 @@ import type { ApiClient } from './resources/resource.js';
 import { SiteChecks } from './resources/site-checks.js';
 import { Webhooks } from './resources/webhooks.js';
 import { Connections } from './resources/connections.js';
+import { SiteCrawls } from './resources/site-crawls.js';
 import { Workspaces } from './resources/workspaces.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
@@ -50,6 +51,7 @@ export type ClientOptions = SiteHealthOptions;
 export class SiteHealth {
   readonly deploys: Deploys;
   readonly siteChecks: SiteChecks;
+  readonly siteCrawls: SiteCrawls;
   readonly workspaces: Workspaces;
   readonly logs: Logs;
   readonly activity: Activity;
@@ -86,6 +88,7 @@ export class SiteHealth {
     const transport = { client: this.raw, fetch: baseFetch, maxRetries, timeoutMs };
     this.deploys = new Deploys(transport);
     this.siteChecks = new SiteChecks(transport);
+    this.siteCrawls = new SiteCrawls(transport);
     this.workspaces = new Workspaces(transport);
     this.logs = new Logs(transport);
     this.activity = new Activity(transport);

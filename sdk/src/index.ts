@@ -59,6 +59,7 @@ export {
 export type { RequestOptions, ResponseInfo, WithResponse, Deleted } from './resources/resource.js';
 export { Deploys } from './resources/deploys.js';
 export { SiteChecks } from './resources/site-checks.js';
+export { SiteCrawls } from './resources/site-crawls.js';
 export { Workspaces } from './resources/workspaces.js';
 export { Logs } from './resources/logs.js';
 export { Activity } from './resources/activity.js';

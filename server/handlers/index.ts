@@ -1,6 +1,7 @@
 import type { HandlerMap } from '../handler-types.ts';
 import * as deploys from './deploys.ts';
 import * as siteChecks from './site-checks.ts';
+import * as siteCrawls from './site-crawls.ts';
 import * as workspaces from './workspaces.ts';
 import * as logs from './logs.ts';
 import * as activity from './activity.ts';
@@ -16,7 +17,14 @@ export const handlers = {
   Deploys_create: deploys.create,
   Deploys_list: deploys.list,
   Deploys_get: deploys.get,
+  SiteChecks_create: siteChecks.create,
+  SiteChecks_list: siteChecks.list,
   SiteChecks_latest: siteChecks.latest,
+  SiteChecks_get: siteChecks.get,
+  SiteCrawls_create: siteCrawls.create,
+  SiteCrawls_list: siteCrawls.list,
+  SiteCrawls_latest: siteCrawls.latest,
+  SiteCrawls_get: siteCrawls.get,
   Workspaces_list: workspaces.list,
   Workspaces_create: workspaces.create,
   Workspaces_get: workspaces.get,

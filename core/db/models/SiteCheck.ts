@@ -3,6 +3,9 @@ import type { Schemas } from '../../contract/index.ts';
 
 export type RunState = Schemas['RunState'];
 
+/** A finding as stored: rows written before `explanation` existed have none (read as null). */
+export type Stored<F extends { explanation: string | null }> = Omit<F, 'explanation'> & { explanation?: string | null };
+
 export class SiteCheck extends Model {
   static tableName = 'site_checks';
   static jsonAttributes = ['pages', 'findings'];
@@ -18,7 +21,7 @@ export class SiteCheck extends Model {
   /** Page records (docs/api.md#page-records). */
   declare pages: Schemas['PageRecord'][];
   /** What the check found when it finished: findings against its baseline and issues on its own. */
-  declare findings: { findings?: Schemas['DeployFinding'][]; issues?: Schemas['SiteCheckIssue'][] } | null;
+  declare findings: { findings?: Stored<Schemas['DeployFinding']>[]; issues?: Schemas['SiteCheckIssue'][] } | null;
   declare error: string | null;
   declare created_at: number;
 }

@@ -15,6 +15,11 @@ export class Workspace extends Model {
   declare country: string | null;
   declare description: string | null;
   declare language: string;
+  declare check_schedule: Schemas['CheckSchedule'];
+  declare check_time: string;
+  declare crawl_schedule: Schemas['CrawlSchedule'];
+  /** When a schedule setting last changed (slots before it never run), or null. */
+  declare schedule_changed_at: number | null;
   declare created_at: number;
   declare updated_at: number;
 }

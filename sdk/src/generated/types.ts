@@ -152,6 +152,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/site-checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List site checks
+         * @description A workspace's checks, newest first (by creation), a page at a time (`meta.next_cursor`).
+         *     **Scope:** `search`.
+         */
+        get: operations["SiteChecks_list"];
+        put?: never;
+        /**
+         * Run a site check
+         * @description Run a site check of the workspace's website now (`trigger: "manual"`), compared with the
+         *     newest finished check like any other. `201` with the new check (state `queued`); `200` with
+         *     the check already queued to run now (manual or scheduled) when there is one: a workspace has
+         *     at most one, so repeated clicks queue nothing more. **Scope:** `search`. **Role:** member or
+         *     above (a viewer gets `403 forbidden`).
+         */
+        post: operations["SiteChecks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/site-checks/latest": {
         parameters: {
             query?: never;
@@ -164,6 +193,93 @@ export interface paths {
          * @description The workspace's newest check, newest finished check, its baseline, findings and issues. **Scope:** `search`.
          */
         get: operations["SiteChecks_latest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/site-checks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a site check
+         * @description One check with its baseline, findings (with likely causes) and issues. **Scope:** `search`.
+         */
+        get: operations["SiteChecks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/site-crawls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List crawls
+         * @description A workspace's crawls, newest first (by creation), a page at a time. **Scope:** `search`.
+         */
+        get: operations["SiteCrawls_list"];
+        put?: never;
+        /**
+         * Run a crawl
+         * @description Crawl the workspace's website now (`trigger: "manual"`), compared with the previous finished
+         *     crawl like any other. `201` with the new crawl (state `queued`); `200` with the crawl already
+         *     queued to run now (manual or scheduled) when there is one. **Scope:** `search`. **Role:**
+         *     member or above.
+         */
+        post: operations["SiteCrawls_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/site-crawls/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the latest crawl
+         * @description The workspace's newest crawl, newest finished crawl, the crawl before it, what is new and everything found. **Scope:** `search`.
+         */
+        get: operations["SiteCrawls_latest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/site-crawls/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a crawl
+         * @description One crawl with its baseline, findings, issues and a page of its pages. **Scope:** `search`.
+         */
+        get: operations["SiteCrawls_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -495,6 +611,12 @@ export interface components {
          *     routes; layouts, heads and navigation every page shares count half for any URL). A change
          *     whose signals and category are both unrelated to the kind is never a cause. The full table is
          *     in the source (`core/findings/causes.ts`).
+         *
+         *     A manual or scheduled check (or crawl) follows no deploy, so its causes are ranked among the
+         *     changes of the production deploys recorded between its baseline and it (the 20 newest of them),
+         *     and the finding's `explanation` names them. With none, `causes` is `[]` and `explanation` says
+         *     that no deploy explains the regression (a CMS edit, a CDN or server rule, an expiring
+         *     certificate, another team's robots.txt).
          */
         Cause: {
             /** @description The changed file. */
@@ -550,12 +672,7 @@ export interface components {
          *     | `content_shrunk` | medium | visible words down to half or less, from at least 100 | fewer than 50 words |
          *     | `internal_links_dropped` | medium | same-origin links down to half or less, from at least 10 | no same-origin link |
          *     | `slower_response` | medium | time to first byte at least doubled and at least 500 ms slower | 2 s or more |
-         *     | `page_weight_increased` | low | body at least doubled and at least 10 KB heavier, whatever the page's size | 3 MB or more |
-         *
-         *     The weight rule is relative: a page of any size that at least doubled is heavier, so a 12 KB
-         *     page that grew sevenfold (images inlined as base64) counts as much as a 1 MB page that doubled.
-         *     The 10 KB floor only keeps tiny pages (a stub that gained a paragraph) from counting. The body
-         *     is the document's own bytes as read (`bytes`, at most 5 MiB), not the resources it loads.
+         *     | `page_weight_increased` | low | body at least doubled and at least 100 KB heavier | 3 MB or more |
          *
          *     Content (title through weight) is compared only when the page answered 2xx both times from the
          *     same final URL: a page that now errors, is missing or redirects elsewhere reports that alone.
@@ -563,7 +680,29 @@ export interface components {
          */
         CheckFindingKind: "page_error" | "page_not_found" | "noindex_added" | "robots_blocked" | "nofollow_added" | "redirect_added" | "canonical_changed" | "title_missing" | "canonical_removed" | "meta_description_missing" | "h1_missing" | "structured_data_removed" | "hreflang_removed" | "content_shrunk" | "internal_links_dropped" | "slower_response" | "page_weight_increased";
         /**
-         * @description What started a site check.
+         * @description How often the workspace's website is checked between deploys (checks with `trigger: "schedule"`):
+         *
+         *     - `hourly`: every hour, at the minute of `check_time` (`06:15`: at :15 past every hour);
+         *     - `daily` (the default): once a day at `check_time` in the workspace's `timezone`;
+         *     - `off`: only after deploys and on demand.
+         *
+         *     Times are wall-clock times in the workspace's time zone and follow daylight saving time: a
+         *     daily check at 06:00 in Europe/Berlin runs at 05:00 UTC in summer and 06:00 UTC in winter. A
+         *     time that does not exist on the day the clocks go forward (02:30 in America/New_York) runs
+         *     that day as many minutes later as the clocks jumped (03:30); a time that happens twice when the
+         *     clocks go back runs at its first occurrence, once. Hourly checks run every real hour: 23 of
+         *     them on the day the clocks go forward, 25 on the day they go back.
+         *
+         *     Each slot runs exactly once, however many workers run. A worker that was stopped does not run
+         *     every slot it missed: it runs the newest missed slot once when it is back. Slots before the
+         *     schedule was set (or the workspace created) never run. A scheduled check is compared with the
+         *     previous finished check like any other; see `Cause` for the explanation of a finding that no
+         *     deploy explains.
+         * @enum {string}
+         */
+        CheckSchedule: "hourly" | "daily" | "off";
+        /**
+         * @description What started a site check or crawl.
          * @enum {string}
          */
         CheckTrigger: "deploy" | "manual" | "schedule";
@@ -722,29 +861,58 @@ export interface components {
          *     |---|---|---|
          *     | `redirect_loop` | critical | a URL whose redirects come back to a URL already visited [`chain`] |
          *     | `broken_link` | high | a crawled URL that answers 4xx, 5xx or not at all, linked from a crawled page [`from`, `status`, `error`, `links`] |
-         *     | `page_removed` | high | a URL that answered 200 in the previous crawl (or is a key page by search clicks) and 404 or 410 now, whether or not anything still links to it [`status`; `linked`: whether a crawled page still links to it] |
-         *     | `redirect_added` | high | a URL that answered 200 at its own address in the previous crawl and now redirects once (two or more hops are a `redirect_chain`, a loop a `redirect_loop`) [`status` of the redirect, `to`: where it ends] |
+         *     | `page_removed` | high | a URL that answered 200 in the previous crawl and 404 or 410 now [`status`] |
          *     | `noindex_page` | high | a page answering 200 with `noindex` or `none` [`robots`, `inSitemap`] |
          *     | `blocked_by_robots` | high | a linked or sitemap URL that robots.txt disallows (never fetched) [`from`, `inSitemap`] |
          *     | `redirect_chain` | medium | a URL that takes 2 or more redirects to reach its page [`hops`, `chain`] |
          *     | `sitemap_unreachable` | medium | a sitemap (or a sitemap an index lists) that could not be read; `/sitemap.xml` when no sitemap could be read at all [`message`] |
          *     | `duplicate_title` | low | each of two or more pages with the same title [`title`, `others`, `pages`] |
-         *     | `orphan_page` | low | a page answering 200 at its own address (no redirect) that no crawled page links to: one in the sitemap, or one only the previous crawl or search data knew (reported only when the walk reached every link before the page cap) [`inSitemap`: false for the second] |
-         *
-         *     **Pages that vanish.** A crawl also requests the pages the site had before that its walk did not
-         *     find again: always the key pages by search clicks (the top 20 over the last 28 days of imported
-         *     search data, as a check chooses them), then, while the page cap (`CRAWL_MAX_PAGES`) allows,
-         *     every URL that answered 200 in the previous finished crawl, shallowest first. Those requests
-         *     follow no links (nothing on the site links to those pages any more). So a page deleted together
-         *     with every link to it and its sitemap entry is still a `page_removed`; one that now redirects is
-         *     a `redirect_added` (or a `redirect_chain`); one that still answers 200 is an `orphan_page` with
-         *     `inSitemap: false`. Their URLs count in `pagesCrawled`.
+         *     | `orphan_page` | low | a page in the sitemap that no crawled page links to [`inSitemap`] |
          *
          *     A deploy's `crawlFindings` are those whose kind and URL the previous finished crawl did not
          *     report; the first crawl of a workspace sets the reference and reports none.
          * @enum {string}
          */
-        CrawlFindingKind: "broken_link" | "page_removed" | "redirect_chain" | "redirect_loop" | "duplicate_title" | "orphan_page" | "noindex_page" | "blocked_by_robots" | "sitemap_unreachable" | "redirect_added";
+        CrawlFindingKind: "broken_link" | "page_removed" | "redirect_chain" | "redirect_loop" | "duplicate_title" | "orphan_page" | "noindex_page" | "blocked_by_robots" | "sitemap_unreachable";
+        /** @description What a crawl saw at one URL. */
+        CrawlPageRecord: {
+            /** @description The URL, normalised (lower-case scheme and host, no fragment). */
+            url: string;
+            /**
+             * Format: int32
+             * @description Links from the home page to reach it (0 for the home page; sitemap URLs not linked are 1).
+             */
+            depth: number;
+            /** @description HTTP status of the final answer; null on a network error or when robots.txt kept the crawl out. */
+            status: number | null;
+            /** @description The URL that answered after redirects, or null when it was not fetched. */
+            finalUrl: string | null;
+            /** @description Each URL that answered with a redirect, in order. */
+            redirects: components["schemas"]["RedirectHop"][];
+            title: string | null;
+            /** @description Directives from meta robots and X-Robots-Tag, lower case. */
+            robots: string[];
+            /** @description robots.txt disallows it: it was not fetched. */
+            blockedByRobotsTxt: boolean;
+            /** @description It is listed in the sitemap. */
+            inSitemap: boolean;
+            /**
+             * Format: int32
+             * @description How many crawled pages link to it.
+             */
+            inlinks: number;
+            /** @description One page that links to it, or null. */
+            linkedFrom: string | null;
+            /** @description Why it could not be fetched, or null. */
+            error: string | null;
+        };
+        /**
+         * @description How often the whole website is crawled between deploys (crawls with `trigger: "schedule"`):
+         *     `weekly` (the default), on Mondays at `check_time` in the workspace's `timezone` (with the same
+         *     daylight-saving rules as checks), or `off`.
+         * @enum {string}
+         */
+        CrawlSchedule: "weekly" | "off";
         /** @description One delivery attempt. */
         DeliveryAttempt: {
             id: components["schemas"]["uuid"];
@@ -880,6 +1048,8 @@ export interface components {
         DeployCrawlFinding: {
             /** @description Likely causes among the deploy's changes, best first, at most 5. */
             causes: components["schemas"]["Cause"][];
+            /** @description For a manual or scheduled check or crawl: which deploys the causes come from, or that none does (see `Cause`). Null for one that followed a deploy. */
+            explanation: string | null;
         } & components["schemas"]["CrawlFinding"];
         /**
          * @description Record a deploy. Sending the same workspace, environment and commitSha again updates that deploy: omitted fields keep their stored values.
@@ -946,6 +1116,8 @@ export interface components {
         DeployFinding: {
             /** @description Likely causes among the deploy's changes, best first, at most 5. */
             causes: components["schemas"]["Cause"][];
+            /** @description For a manual or scheduled check or crawl: which deploys the causes come from, or that none does (see `Cause`). Null for one that followed a deploy. */
+            explanation: string | null;
         } & components["schemas"]["Finding"];
         /** @description Deploys, newest first. */
         DeployList: {
@@ -1308,6 +1480,19 @@ export interface components {
          */
         Role: "owner" | "admin" | "member" | "viewer";
         /**
+         * @description Run a check or crawl now. A workspace has at most one check (and one crawl) queued to run now
+         *     at a time: while a manual or scheduled one is still queued, another request answers `200` with
+         *     that one instead of queueing a second (`201` when a new one was queued). Checks and crawls
+         *     waiting for a deploy's delay do not count: they run at their own time.
+         * @example {
+         *       "workspaceId": "0193a4e2-0000-7000-8000-000000000001"
+         *     }
+         */
+        RunCreate: {
+            /** @description The workspace whose website to look at. */
+            workspaceId: components["schemas"]["uuid"];
+        };
+        /**
          * @description Lifecycle of a check or crawl: `queued -> running -> finished | failed`.
          * @enum {string}
          */
@@ -1389,6 +1574,36 @@ export interface components {
              */
             issues: number;
         };
+        /**
+         * @description One check with its baseline (the newest finished check scheduled before it), what got worse
+         *     (`findings`, with likely causes) and what is wrong in it on its own (`issues`). Findings and
+         *     issues are `[]` until the check is finished.
+         */
+        SiteCheckDetail: {
+            id: components["schemas"]["uuid"];
+            workspaceId: components["schemas"]["uuid"];
+            /** @description The deploy that triggered the check, or null. */
+            deployId: components["schemas"]["uuid"] | null;
+            state: components["schemas"]["RunState"];
+            trigger: components["schemas"]["CheckTrigger"];
+            /**
+             * Format: date-time
+             * @description When the check is (or was) due to run.
+             */
+            scheduledAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            /** @description One record per page looked at; `[]` until the check has run. */
+            pages: components["schemas"]["PageRecord"][];
+            /** @description Why the check failed, or null. */
+            error: string | null;
+            /** @description The finished check it was compared with, or null (the first check of a workspace). */
+            baseline: components["schemas"]["SiteCheck"] | null;
+            /** @description What got worse between `baseline` and this check. */
+            findings: components["schemas"]["DeployFinding"][];
+            /** @description What is wrong in this check on its own. */
+            issues: components["schemas"]["SiteCheckIssue"][];
+        };
         /** @description Something wrong in one finished check on its own, judged with the finding kinds. */
         SiteCheckIssue: {
             kind: components["schemas"]["CheckFindingKind"];
@@ -1411,6 +1626,11 @@ export interface components {
             /** @description What is wrong in `check` on its own. */
             issues: components["schemas"]["SiteCheckIssue"][];
         };
+        /** @description A workspace's checks, newest first. */
+        SiteCheckList: {
+            data: components["schemas"]["SiteCheck"][];
+            meta: components["schemas"]["PageMeta"];
+        };
         /** @description `site_check.regression`: a finished site check found something worse than its baseline. Sent with `site_check.completed`, never without it. */
         SiteCheckRegressionData: {
             check: components["schemas"]["SiteCheck"];
@@ -1425,10 +1645,7 @@ export interface components {
          * @description A crawl of the website: same-origin links and the sitemap URLs, breadth first from the home page,
          *     obeying robots.txt (a disallowed URL is never fetched), up to 500 pages (`CRAWL_MAX_PAGES`),
          *     with at most 4 requests at a time (`CRAWL_CONCURRENCY`) and a pause of 10 ms between the
-         *     requests of each (`CRAWL_DELAY_MS`; robots.txt's `Crawl-delay`, up to 2 s, when larger). Then
-         *     it requests again the pages of the previous crawl (and the key pages by search clicks) that it
-         *     did not find, so that a page deleted with every link to it is still seen (see
-         *     `CrawlFindingKind`). The
+         *     requests of each (`CRAWL_DELAY_MS`; robots.txt's `Crawl-delay`, up to 2 s, when larger). The
          *     crawl's page list is internal: it is what the next crawl compares with and where checks find
          *     their key pages.
          */
@@ -1438,6 +1655,7 @@ export interface components {
             /** @description The deploy that triggered the crawl, or null. */
             deployId: components["schemas"]["uuid"] | null;
             state: components["schemas"]["RunState"];
+            trigger: components["schemas"]["CheckTrigger"];
             /** Format: date-time */
             scheduledAt: string;
             startedAt: string | null;
@@ -1463,6 +1681,59 @@ export interface components {
              * @description How many of them are new since the previous crawl.
              */
             newFindings: number;
+        };
+        /**
+         * @description One crawl with its baseline (the finished crawl before it), its findings (new since the
+         *     baseline, with likely causes), everything it found on its own (`issues`), and its pages, a page
+         *     at a time in URL order (`limit`, `cursor`, `meta.next_cursor`; the crawl's fields are the same
+         *     on every page). Findings, issues and pages are `[]` until the crawl is finished.
+         */
+        SiteCrawlDetail: {
+            id: components["schemas"]["uuid"];
+            workspaceId: components["schemas"]["uuid"];
+            /** @description The deploy that triggered the crawl, or null. */
+            deployId: components["schemas"]["uuid"] | null;
+            state: components["schemas"]["RunState"];
+            trigger: components["schemas"]["CheckTrigger"];
+            /** Format: date-time */
+            scheduledAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            /**
+             * Format: int32
+             * @description Pages fetched so far (updated while the crawl runs, final once it finished).
+             */
+            pagesCrawled: number;
+            /** @description Why the crawl failed, or null. */
+            error: string | null;
+            /** @description The finished crawl it was compared with, or null. */
+            baseline: components["schemas"]["SiteCrawl"] | null;
+            /** @description What this crawl found that the baseline did not, with likely causes. */
+            findings: components["schemas"]["DeployCrawlFinding"][];
+            /** @description Everything this crawl found, new or not. */
+            issues: components["schemas"]["CrawlFinding"][];
+            /** @description This page of the crawl's pages, in URL order. */
+            pages: components["schemas"]["CrawlPageRecord"][];
+            /** @description The cursor of the next page of `pages`. */
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** @description The newest crawls of a workspace and what is new. With no crawls every field is null or `[]`. */
+        SiteCrawlLatest: {
+            /** @description The newest crawl in any state. */
+            latest: components["schemas"]["SiteCrawl"] | null;
+            /** @description The newest finished crawl. */
+            crawl: components["schemas"]["SiteCrawl"] | null;
+            /** @description The finished crawl before `crawl`, which it was compared with. */
+            baseline: components["schemas"]["SiteCrawl"] | null;
+            /** @description What `crawl` found that `baseline` did not. */
+            findings: components["schemas"]["CrawlFinding"][];
+            /** @description Everything `crawl` found on its own, new or not. */
+            issues: components["schemas"]["CrawlFinding"][];
+        };
+        /** @description A workspace's crawls, newest first. */
+        SiteCrawlList: {
+            data: components["schemas"]["SiteCrawl"][];
+            meta: components["schemas"]["PageMeta"];
         };
         /** @description `site_crawl.regression`: a finished crawl found something new since the previous crawl. */
         SiteCrawlRegressionData: {
@@ -1632,6 +1903,9 @@ export interface components {
          *       "country": "DE",
          *       "description": null,
          *       "language": "de",
+         *       "check_schedule": "daily",
+         *       "check_time": "06:00",
+         *       "crawl_schedule": "weekly",
          *       "created_at": "2026-11-21T10:00:00.000Z",
          *       "updated_at": "2026-11-21T10:00:00.000Z"
          *     }
@@ -1661,6 +1935,12 @@ export interface components {
             description: string | null;
             /** @description BCP 47 language tag. */
             language: string;
+            /** @description How often checks run between deploys; see `CheckSchedule`. */
+            check_schedule: components["schemas"]["CheckSchedule"];
+            /** @description When daily checks and weekly crawls run, in `timezone`; the minute of hourly checks. */
+            check_time: string;
+            /** @description How often crawls run between deploys; see `CrawlSchedule`. */
+            crawl_schedule: components["schemas"]["CrawlSchedule"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1703,6 +1983,21 @@ export interface components {
             country?: string | null;
             /** @description Free text, up to 2,000 characters. */
             description?: string | null;
+            /**
+             * @description Defaults to `daily`.
+             * @default daily
+             */
+            check_schedule?: components["schemas"]["CheckSchedule"];
+            /**
+             * @description Defaults to `06:00`.
+             * @default 06:00
+             */
+            check_time?: components["schemas"]["wallTime"];
+            /**
+             * @description Defaults to `weekly`.
+             * @default weekly
+             */
+            crawl_schedule?: components["schemas"]["CrawlSchedule"];
         };
         /** @description One workspace. */
         WorkspaceEnvelope: {
@@ -1733,6 +2028,9 @@ export interface components {
             logo?: string | null;
             country?: string | null;
             description?: string | null;
+            check_schedule?: components["schemas"]["CheckSchedule"];
+            check_time?: components["schemas"]["wallTime"];
+            crawl_schedule?: components["schemas"]["CrawlSchedule"];
         };
         /**
          * @description A commit SHA: 7 to 64 hexadecimal characters. Stored lower case, so `ABC1234` and `abc1234` name the same deploy.
@@ -1759,6 +2057,11 @@ export interface components {
          * @example 0193a4e2-7c1f-7b3a-9a52-3f0c1d2e4b5a
          */
         uuid: string;
+        /**
+         * @description A wall-clock time `HH:MM` (24-hour).
+         * @example 06:00
+         */
+        wallTime: string;
         /**
          * @description A signing secret: 16 to 255 characters. A secret of the form `whsec_<base64>` signs with the
          *     decoded bytes, any other with its UTF-8 bytes.
@@ -2804,6 +3107,317 @@ export interface operations {
             };
         };
     };
+    SiteChecks_list: {
+        parameters: {
+            query: {
+                /** @description The workspace. */
+                workspace_id: components["schemas"]["uuid"];
+                /** @description Only checks started this way. */
+                trigger?: components["schemas"]["CheckTrigger"];
+                /** @description Only checks in this state. */
+                state?: components["schemas"]["RunState"];
+                /** @description How many checks, 1 to 100. */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page (opaque; pass the same filters). See `PageMeta`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCheckList"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SiteChecks_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCheck"];
+                };
+            };
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCheck"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     SiteChecks_latest: {
         parameters: {
             query: {
@@ -2823,6 +3437,713 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SiteCheckLatest"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SiteChecks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCheckDetail"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SiteCrawls_list: {
+        parameters: {
+            query: {
+                /** @description The workspace. */
+                workspace_id: components["schemas"]["uuid"];
+                /** @description Only crawls started this way. */
+                trigger?: components["schemas"]["CheckTrigger"];
+                /** @description Only crawls in this state. */
+                state?: components["schemas"]["RunState"];
+                /** @description How many crawls, 1 to 100. */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page (opaque; pass the same filters). See `PageMeta`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCrawlList"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SiteCrawls_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCrawl"];
+                };
+            };
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCrawl"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SiteCrawls_latest: {
+        parameters: {
+            query: {
+                /** @description The workspace. */
+                workspace_id: components["schemas"]["uuid"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCrawlLatest"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked. The body is identical in every case. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SiteCrawls_get: {
+        parameters: {
+            query?: {
+                /** @description How many pages of the crawl, 1 to 500. */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous response: the next pages of the crawl. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SiteCrawlDetail"];
                 };
             };
             /**
@@ -5553,5 +6874,8 @@ export interface operationQueryDefaults {
     Activity_list: "limit";
     Deploys_list: "limit";
     Logs_list: "days" | "limit";
+    SiteChecks_list: "limit";
+    SiteCrawls_list: "limit";
+    SiteCrawls_get: "limit";
     Webhooks_listDeliveries: "limit";
 }
