@@ -200,6 +200,27 @@ report.webhook = {
   test: attempt.status, deliveries: page.data.length, iterated: deliveries, redelivered: again.status, testWebhookId,
 };
 
+// Connections: the list, and each change answered with its typed error (this server has no
+// SECRETS_KEY, and the connection does not exist)
+const conns = await call('connections.list', client.connections.list(workspaceId));
+const missing = '01900000-0000-7000-8000-0000000000ff';
+const refusals: string[] = [];
+try { await client.connections.create(workspaceId, { provider: 'github', repository: 'acme/site', token: 'ghp_consumer0000', branches: { main: 'production' } }, { maxRetries: 0 }); } catch (err) { if (err instanceof SiteHealthError) { refusals.push(err.code); called.push('connections.create'); } }
+try { await client.connections.update(workspaceId, missing, { failOn: 'high' }); } catch (err) { if (err instanceof NotFoundError) { refusals.push(err.code); called.push('connections.update'); } }
+try { await client.connections.delete(workspaceId, missing); } catch (err) { if (err instanceof NotFoundError) { refusals.push(err.code); called.push('connections.delete'); } }
+report.connections = { listed: conns.data.length, refusals };
+
+// API keys: every operation (the key carries the keys scope)
+const made = await call('apiKeys.create', client.apiKeys.create({ name: 'consumer', scopes: ['search'], workspaceId }));
+const keyPage = await call('apiKeys.list', client.apiKeys.list({ limit: 10 }));
+const keyOne = await call('apiKeys.get', client.apiKeys.get(made.id));
+const rolled = await call('apiKeys.rotate', client.apiKeys.rotate(made.id, { overlapSeconds: 60 }));
+await call('apiKeys.delete', client.apiKeys.delete(rolled.id));
+let keysIterated = 0;
+for await (const _k of client.apiKeys.iterate({ limit: 1 })) keysIterated++;
+called.push('apiKeys.iterate');
+report.apiKeys = { secret: made.key.startsWith('sh_'), listed: keyPage.data.some((k) => k.id === made.id), replacedBy: (await client.apiKeys.get(made.id)).replacedBy === rolled.id, prefix: keyOne.prefix === made.prefix, iterated: keysIterated };
+
 // Errors are typed
 try {
   await client.deploys.get('01900000-0000-7000-8000-0000000000ff');
@@ -338,7 +359,7 @@ export const verify = verifyWebhook;
       db = createDb(url);
       const u = await createUser(db, `consumer-${Date.now()}@example.com`);
       workspaceId = (await createWorkspace(db, { accountId: u.accountId, userId: u.userId, input: { name: `Consumer ${Date.now()}`, website: 'https://www.example.com' } })).id;
-      apiKey = (await createApiKey(db, { userId: u.userId, scopes: ['deploys', 'search', 'workspaces', 'webhooks'] })).apiKey;
+      apiKey = (await createApiKey(db, { userId: u.userId, scopes: ['deploys', 'search', 'workspaces', 'webhooks', 'keys'] })).apiKey;
       // A few logged requests, written by the server's batch (every second) before the consumer reads them.
       for (let i = 0; i < 3; i++) await fetch(`${server.url}/v1/deploys?workspace_id=${workspaceId}`, { headers: { 'x-api-key': apiKey } });
       await new Promise((r) => setTimeout(r, 1500));
@@ -372,9 +393,13 @@ export const verify = verifyWebhook;
       // Every operation of the document was called through its resource method.
       const doc = JSON.parse(fs.readFileSync(path.join(root, 'generated/openapi.json'), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
       const ids = Object.values(doc.paths).flatMap((m) => Object.values(m).map((op) => op.operationId).filter(Boolean)) as string[];
-      const asMethods = ids.map((id) => { const [tag, name] = id.split('_'); return `${tag[0].toLowerCase()}${tag.slice(1)}.${name}`; });
+      // Inbound hooks (`x-signature`) are called by repository hosts, not through the SDK.
+      const signed = new Set(Object.values(doc.paths).flatMap((m) => Object.values(m).filter((op) => (op as Record<string, unknown>)['x-signature']).map((op) => op.operationId)));
+      const asMethods = ids.filter((id) => !signed.has(id)).map((id) => { const [tag, name] = id.split('_'); return `${tag[0].toLowerCase()}${tag.slice(1)}.${name}`; });
       assert.deepEqual(asMethods.filter((m) => !report.called.includes(m)), [], 'operations the consumer did not call');
-      for (const m of ['logs.iterate', 'activity.iterate', 'webhooks.iterateDeliveries']) assert.ok(report.called.includes(m));
+      for (const m of ['logs.iterate', 'activity.iterate', 'webhooks.iterateDeliveries', 'apiKeys.iterate']) assert.ok(report.called.includes(m));
+      assert.deepEqual(report.apiKeys, { secret: true, listed: true, replacedBy: true, prefix: true, iterated: 3 });
+      assert.deepEqual(report.connections, { listed: 0, refusals: ['secrets_unconfigured', 'not_found', 'not_found'] });
 
       assert.equal(report.version, JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8')).version);
       assert.equal(report.cliVersion, JSON.parse(fs.readFileSync(path.join(cliDir, 'package.json'), 'utf8')).version);

@@ -8,6 +8,8 @@ export {
   memberRoleChanged,
   apiKeyCreated,
   apiKeyRevoked,
+  apiKeyRotated,
+  apiKeyExpired,
   workspaceLimitChanged,
   workspaceLimitReached,
   webhookDeliverySucceeded,

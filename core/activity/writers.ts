@@ -56,6 +56,8 @@ type Action =
   | 'member.role_changed'
   | 'api_key.created'
   | 'api_key.revoked'
+  | 'api_key.rotated'
+  | 'api_key.expired'
   | 'workspace_limit.changed'
   | 'workspace_limit.reached'
   | 'webhook.delivery.succeeded'
@@ -165,7 +167,7 @@ export interface ApiKeyFields extends Base {
   name?: string | null;
 }
 
-function apiKeyRow(f: ApiKeyFields, action: 'api_key.created' | 'api_key.revoked'): Insert {
+function apiKeyRow(f: ApiKeyFields, action: 'api_key.created' | 'api_key.revoked' | 'api_key.rotated' | 'api_key.expired', extra: Record<string, unknown> = {}): Insert {
   // The key's id and name identify it; no part of the key itself is written.
   return {
     kind: 'security',
@@ -175,7 +177,7 @@ function apiKeyRow(f: ApiKeyFields, action: 'api_key.created' | 'api_key.revoked
     actor: f.actor,
     at: f.at,
     target: { type: 'api_key', id: f.keyId },
-    details: { user_id: f.userId, name: f.name ?? null, scopes: [...f.scopes] },
+    details: { user_id: f.userId, name: f.name ?? null, scopes: [...f.scopes], ...extra },
   };
 }
 
@@ -185,6 +187,16 @@ export function apiKeyCreated(db: DbOrTrx, f: ApiKeyFields): Promise<string> {
 
 export function apiKeyRevoked(db: DbOrTrx, f: ApiKeyFields): Promise<string> {
   return insert(db, apiKeyRow(f, 'api_key.revoked'));
+}
+
+/** The old key (target) got a successor; it keeps working until `old_expires_at`. */
+export function apiKeyRotated(db: DbOrTrx, f: ApiKeyFields & { replacedBy: string; overlapSeconds: number; oldExpiresAt: number }): Promise<string> {
+  return insert(db, apiKeyRow(f, 'api_key.rotated', { replaced_by: f.replacedBy, overlap_seconds: f.overlapSeconds, old_expires_at: toIso(f.oldExpiresAt) }));
+}
+
+/** The first request made with a key after its `expires_at` (written once per key). */
+export function apiKeyExpired(db: DbOrTrx, f: ApiKeyFields & { expiredAt: number }): Promise<string> {
+  return insert(db, apiKeyRow(f, 'api_key.expired', { expired_at: toIso(f.expiredAt) }));
 }
 
 // ---------------------------------------------------------------- billing

@@ -7,6 +7,7 @@ import type { ApiClient } from './resources/resource.js';
 import { SiteChecks } from './resources/site-checks.js';
 import { Webhooks } from './resources/webhooks.js';
 import { Connections } from './resources/connections.js';
+import { ApiKeys } from './resources/api-keys.js';
 import { Workspaces } from './resources/workspaces.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
@@ -55,6 +56,7 @@ export class SiteHealth {
   readonly activity: Activity;
   readonly webhooks: Webhooks;
   readonly connections: Connections;
+  readonly apiKeys: ApiKeys;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -91,6 +93,7 @@ export class SiteHealth {
     this.activity = new Activity(transport);
     this.webhooks = new Webhooks(transport);
     this.connections = new Connections(transport);
+    this.apiKeys = new ApiKeys(transport);
   }
 }
 

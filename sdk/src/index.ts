@@ -64,4 +64,5 @@ export { Logs } from './resources/logs.js';
 export { Activity } from './resources/activity.js';
 export { Webhooks } from './resources/webhooks.js';
 export { Connections } from './resources/connections.js';
+export { ApiKeys } from './resources/api-keys.js';
 export type * from './types.js';

@@ -66,6 +66,14 @@ export type ConnectionWithSecret = Schemas['ConnectionWithSecret'];
 export type ConnectionCreate = Schemas['ConnectionCreate'];
 export type ConnectionUpdate = Schemas['ConnectionUpdate'];
 export type ConnectionList = Schemas['ConnectionList'];
+export type ApiKey = Schemas['ApiKey'];
+export type ApiKeyWithSecret = Schemas['ApiKeyWithSecret'];
+export type ApiKeyCreate = Schemas['ApiKeyCreate'];
+/** `overlapSeconds` defaults to 0 (the old key is refused from the next request on); at most 604800. */
+export type ApiKeyRotate = Schemas['ApiKeyRotate'];
+export type ApiKeyList = Schemas['ApiKeyList'];
+export type ApiKeyListQuery = Query<'ApiKeys_list'>;
+export type Scope = Schemas['Scope'];
 export type RepositoryProvider = Schemas['RepositoryProvider'];
 export type DeliveryEvent = Schemas['DeliveryEvent'];
 export type DeliveryAttempt = Schemas['DeliveryAttempt'];

@@ -7,6 +7,7 @@ import * as activity from './activity.ts';
 import * as webhooks from './webhooks.ts';
 import * as connections from './connections.ts';
 import * as hooks from './hooks.ts';
+import * as apiKeys from './api-keys.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -39,4 +40,9 @@ export const handlers = {
   Connections_delete: connections.remove,
   Hooks_github: hooks.github,
   Hooks_gitlab: hooks.gitlab,
+  ApiKeys_list: apiKeys.list,
+  ApiKeys_create: apiKeys.create,
+  ApiKeys_get: apiKeys.get,
+  ApiKeys_delete: apiKeys.remove,
+  ApiKeys_rotate: apiKeys.rotate,
 } satisfies HandlerMap;

@@ -34,7 +34,7 @@ export function uniqueEmail(tag = 'user'): string {
   return `${tag}.${process.pid}.${Date.now()}.${emailCounter}@example.com`;
 }
 
-export const ALL_SCOPES = ['deploys', 'search', 'workspaces', 'webhooks'] as const;
+export const ALL_SCOPES = ['deploys', 'search', 'workspaces', 'webhooks', 'keys'] as const;
 
 /**
  * A real server on an ephemeral port over a fresh database of one engine. Every response
