@@ -33,7 +33,7 @@ async function measure(scratch: Scratch, engine: Engine): Promise<Result> {
   bindModels(db);
   const owner = await createOwner(db, 'keys');
   const caller = await createApiKey(db, { userId: owner.userId, scopes: ['deploys', 'search', 'workspaces', 'webhooks', 'keys'], name: 'bench' });
-  const server = await startServerProcess(url, { LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '0' });
+  const server = await startServerProcess(url, { RATE_LIMIT_PER_MINUTE: '0' });
   let n = 0;
   const create = async (): Promise<number> => {
     n += 1;
