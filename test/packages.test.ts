@@ -210,6 +210,18 @@ try { await client.connections.update(workspaceId, missing, { failOn: 'high' });
 try { await client.connections.delete(workspaceId, missing); } catch (err) { if (err instanceof NotFoundError) { refusals.push(err.code); called.push('connections.delete'); } }
 report.connections = { listed: conns.data.length, refusals };
 
+// Members and invitations (this server writes mail to files: no SMTP_URL)
+const memberList = await call('members.list', client.members.list(workspaceId));
+const me = memberList.data[0];
+const same = await call('members.update', client.members.update(workspaceId, me.userId, me.role));
+const invited = await call('invitations.create', client.invitations.create(workspaceId, { email: 'consumer.' + stamp + '@example.com', role: 'viewer' }));
+const invitations = await call('invitations.list', client.invitations.list(workspaceId));
+await call('invitations.delete', client.invitations.delete(workspaceId, invited.id));
+const memberRefusals: string[] = [];
+try { await client.invitationAcceptance.accept('shinv_consumer'); } catch (err) { if (err instanceof NotFoundError) { memberRefusals.push(err.code); called.push('invitationAcceptance.accept'); } }
+try { await client.members.delete(workspaceId, me.userId); } catch (err) { if (err instanceof SiteHealthError) { memberRefusals.push(err.code); called.push('members.delete'); } }
+report.members = { count: memberList.data.length, role: same.role, invited: invitations.data.some((i) => i.id === invited.id), refusals: memberRefusals };
+
 // API keys: every operation (the key carries the keys scope)
 const made = await call('apiKeys.create', client.apiKeys.create({ name: 'consumer', scopes: ['search'], workspaceId }));
 const keyPage = await call('apiKeys.list', client.apiKeys.list({ limit: 10 }));
@@ -355,7 +367,7 @@ export const verify = verifyWebhook;
     before(async () => {
       receiver = await startReceiver();
       const url = await freshDatabaseUrl('sqlite');
-      server = await startServerProcess(url, { NODE_EXTRA_CA_CERTS: receiver.certFile, ALLOW_PRIVATE_NETWORK: '1' });
+      server = await startServerProcess(url, { NODE_EXTRA_CA_CERTS: receiver.certFile, ALLOW_PRIVATE_NETWORK: '1', MAIL_DIR: path.join(os.tmpdir(), 'sitehealth-test-mail') });
       db = createDb(url);
       const u = await createUser(db, `consumer-${Date.now()}@example.com`);
       workspaceId = (await createWorkspace(db, { accountId: u.accountId, userId: u.userId, input: { name: `Consumer ${Date.now()}`, website: 'https://www.example.com' } })).id;
@@ -400,6 +412,7 @@ export const verify = verifyWebhook;
       for (const m of ['logs.iterate', 'activity.iterate', 'webhooks.iterateDeliveries', 'apiKeys.iterate']) assert.ok(report.called.includes(m));
       assert.deepEqual(report.apiKeys, { secret: true, listed: true, replacedBy: true, prefix: true, iterated: 3 });
       assert.deepEqual(report.connections, { listed: 0, refusals: ['secrets_unconfigured', 'not_found', 'not_found'] });
+      assert.deepEqual(report.members, { count: 1, role: 'owner', invited: true, refusals: ['not_found', 'last_owner'] });
 
       assert.equal(report.version, JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8')).version);
       assert.equal(report.cliVersion, JSON.parse(fs.readFileSync(path.join(cliDir, 'package.json'), 'utf8')).version);

@@ -18,6 +18,8 @@ const OWNERS: Record<string, { folder: string; model: string }> = {
   site_crawls: { folder: 'core/crawls/', model: 'SiteCrawl' },
   repository_connections: { folder: 'core/connections/', model: 'Connection' },
   repository_deliveries: { folder: 'core/connections/', model: 'RepositoryDelivery' },
+  invitations: { folder: 'core/access/', model: 'Invitation' },
+  api_keys: { folder: 'core/access/', model: 'ApiKey' },
 };
 
 

@@ -30,3 +30,13 @@ export {
 export { visibleWorkspace, visibleWorkspaceIds, bindingAllows, type Caller, type VisibleWorkspace, type WorkspaceRow } from './visibility.ts';
 export { WorkspaceGuard } from './guard.ts';
 export { RateLimiter, RATE_LIMIT_WINDOW_MS, rateLimitRetention, type RateLimitDecision } from './rate-limits.ts';
+export {
+  listMembers,
+  changeMemberRole,
+  removeMemberAs,
+  listInvitations,
+  inviteMember,
+  withdrawInvitation,
+  acceptInvitation,
+  INVITATION_TTL_MS,
+} from './invitations.ts';

@@ -10,6 +10,7 @@ export {
   apiKeyRevoked,
   apiKeyRotated,
   apiKeyExpired,
+  invitationEvent,
   workspaceLimitChanged,
   workspaceLimitReached,
   webhookDeliverySucceeded,

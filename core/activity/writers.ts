@@ -58,6 +58,9 @@ type Action =
   | 'api_key.revoked'
   | 'api_key.rotated'
   | 'api_key.expired'
+  | 'invitation.sent'
+  | 'invitation.withdrawn'
+  | 'invitation.accepted'
   | 'workspace_limit.changed'
   | 'workspace_limit.reached'
   | 'webhook.delivery.succeeded'
@@ -151,6 +154,24 @@ export function memberRoleChanged(db: DbOrTrx, f: Omit<MemberFields, 'role'> & {
     action: 'member.role_changed',
     target: { type: 'user', id: f.userId },
     details: { email: f.email ?? null, from: f.from, to: f.to },
+  });
+}
+
+// ---------------------------------------------------------------- security: invitations
+
+export interface InvitationFields extends WorkspaceScoped {
+  invitationId: string;
+  email: string;
+  role: string;
+}
+
+/** Never the token: the invitation's id, email and role. */
+export function invitationEvent(db: DbOrTrx, action: 'invitation.sent' | 'invitation.withdrawn' | 'invitation.accepted', f: InvitationFields & { userId?: string }): Promise<string> {
+  return inWorkspace(db, f, {
+    kind: 'security',
+    action,
+    target: { type: 'invitation', id: f.invitationId },
+    details: { email: f.email, role: f.role, ...(f.userId ? { user_id: f.userId } : {}) },
   });
 }
 

@@ -8,6 +8,7 @@ import { SiteChecks } from './resources/site-checks.js';
 import { Webhooks } from './resources/webhooks.js';
 import { Connections } from './resources/connections.js';
 import { ApiKeys } from './resources/api-keys.js';
+import { InvitationAcceptance, Invitations, Members } from './resources/members.js';
 import { Workspaces } from './resources/workspaces.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
@@ -57,6 +58,9 @@ export class SiteHealth {
   readonly webhooks: Webhooks;
   readonly connections: Connections;
   readonly apiKeys: ApiKeys;
+  readonly members: Members;
+  readonly invitations: Invitations;
+  readonly invitationAcceptance: InvitationAcceptance;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -94,6 +98,9 @@ export class SiteHealth {
     this.webhooks = new Webhooks(transport);
     this.connections = new Connections(transport);
     this.apiKeys = new ApiKeys(transport);
+    this.members = new Members(transport);
+    this.invitations = new Invitations(transport);
+    this.invitationAcceptance = new InvitationAcceptance(transport);
   }
 }
 

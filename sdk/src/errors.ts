@@ -96,7 +96,11 @@ export class NotFoundError extends SiteHealthError {}
 export class MethodNotAllowedError extends SiteHealthError {}
 /** 408 `request_timeout`: the request did not arrive in time. */
 export class RequestTimeoutError extends SiteHealthError {}
-/** 409 `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `idempotency_key_reused` or `idempotency_key_in_use`. */
+/**
+ * 409 `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`,
+ * `member_exists`, `invitation_used`, `invitation_expired`, `idempotency_key_reused` or
+ * `idempotency_key_in_use`.
+ */
 export class ConflictError extends SiteHealthError {}
 /** 413 `payload_too_large`: the body is over 1 MiB. */
 export class PayloadTooLargeError extends SiteHealthError {}
@@ -186,6 +190,10 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   role_escalation: PermissionError,
   expiry_escalation: PermissionError,
   key_inactive: ConflictError,
+  last_owner: ConflictError,
+  member_exists: ConflictError,
+  invitation_used: ConflictError,
+  invitation_expired: ConflictError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {

@@ -8,6 +8,7 @@ import * as webhooks from './webhooks.ts';
 import * as connections from './connections.ts';
 import * as hooks from './hooks.ts';
 import * as apiKeys from './api-keys.ts';
+import * as members from './members.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -45,4 +46,11 @@ export const handlers = {
   ApiKeys_get: apiKeys.get,
   ApiKeys_delete: apiKeys.remove,
   ApiKeys_rotate: apiKeys.rotate,
+  Members_list: members.list,
+  Members_update: members.update,
+  Members_delete: members.remove,
+  Invitations_list: members.listInvites,
+  Invitations_create: members.invite,
+  Invitations_delete: members.withdraw,
+  InvitationAcceptance_accept: members.accept,
 } satisfies HandlerMap;
