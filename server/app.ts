@@ -22,6 +22,7 @@ import { dispatch, guardWorkspaces } from './middleware/dispatch.ts';
 import { idempotent } from './middleware/idempotency.ts';
 import { verifySignature } from './middleware/signature.ts';
 import type { AnyHandler, HandlerMap } from './handler-types.ts';
+import { Mailer } from '../core/mail/index.ts';
 import type { OperationState } from './state.ts';
 
 export interface AppOptions {
@@ -30,6 +31,7 @@ export interface AppOptions {
   log: Logger;
   handlers: HandlerMap;
   requestLog?: RequestLogSink;
+  mailer?: Mailer;
 }
 
 /**
@@ -63,6 +65,8 @@ export function createApp(opts: AppOptions): Koa {
   const authenticated = authenticate(db, tableOf);
   const limited = rateLimit(db, config.rateLimitPerMinute);
   const guarded = guardWorkspaces(db);
+  // One mailer per app (core/mail): SMTP_URL, else .eml files under MAIL_DIR.
+  const mail = opts.mailer ?? new Mailer(config.mail, log);
   for (const op of ops) {
     // The one place a handler loses its operation's types: the map checks them per operation.
     const handler = handlers[op.id] as unknown as AnyHandler;
@@ -75,8 +79,13 @@ export function createApp(opts: AppOptions): Koa {
         readBody,
         verifySignature(db, config, op),
         validateRequest(op, v),
-        dispatch(handler, { db, config, log }),
+        dispatch(handler, { db, config, log, mail }),
       ] as RouterMiddleware[]);
+      continue;
+    }
+    if (op.isPublic) {
+      // No key (`x-public`): the body's own credential is the handler's to check.
+      router.register(op.koaPath, [op.method], [startOperation(op), readBody, validateRequest(op, v), dispatch(handler, { db, config, log, mail })] as RouterMiddleware[]);
       continue;
     }
     router.register(op.koaPath, [op.method], [
@@ -89,7 +98,7 @@ export function createApp(opts: AppOptions): Koa {
       validateRequest(op, v),
       guarded,
       ...(v.idempotencyKey ? [idempotent(db, v.idempotencyKey)] : []),
-      dispatch(handler, { db, config, log }),
+      dispatch(handler, { db, config, log, mail }),
     ] as RouterMiddleware[]);
   }
   app.use(router.routes());

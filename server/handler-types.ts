@@ -5,6 +5,7 @@ import type { Config } from '../core/platform/index.ts';
 import type { AuthContext, WorkspaceGuard } from '../core/access/index.ts';
 import type { OperationId } from '../core/contract/index.ts';
 import type { SignedDelivery } from '../core/connections/index.ts';
+import type { Mailer } from '../core/mail/index.ts';
 
 export type { OperationId };
 type Op<K extends OperationId> = operations[K];
@@ -43,6 +44,8 @@ export interface HandlerContext<K extends OperationId> {
   db: Db;
   config: Config;
   log: Logger;
+  /** Outgoing mail (core/mail). */
+  mail: Mailer;
   requestId: string;
   /** Set for operations authenticated by signature (`x-signature`) instead of a key; they have no `auth` or `access`. */
   hook: SignedDelivery | null;

@@ -131,7 +131,7 @@ for (const engine of engines()) {
       assert.equal(ws.account_id, accountId);
       assert.deepEqual(await db('memberships').where({ workspace_id: workspaceId }).select('user_id', 'role'), [{ user_id: ownerId, role: 'owner' }]);
       const auth = (await authenticateKey(db, bootstrapKey))?.auth;
-      assert.deepEqual(auth?.scopes, ['deploys', 'search', 'workspaces', 'webhooks']);
+      assert.deepEqual(auth?.scopes, ['deploys', 'search', 'workspaces', 'webhooks', 'keys']);
       assert.equal(auth?.workspaceId, null);
       assert.equal(auth?.accountId, accountId);
     });
@@ -202,7 +202,7 @@ for (const engine of engines()) {
 
       const auth = (await authenticateKey(db, boundKey.apiKey))?.auth;
       assert.deepEqual(auth && { ...auth, keyName: undefined }, {
-        keyId: boundKey.id, userId: devId, accountId, workspaceId, scopes: ['deploys', 'search'], keyName: undefined,
+        keyId: boundKey.id, userId: devId, accountId, workspaceId, scopes: ['deploys', 'search'], keyName: undefined, expiresAt: null,
       });
 
       // Bound key: row about the workspace; the bootstrap key (unbound): account-level row.

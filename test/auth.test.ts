@@ -49,6 +49,10 @@ for (const [route, item] of Object.entries(document.paths)) {
   for (const m of HTTP_METHODS) {
     const op = item[m];
     if (!op) continue;
+    // Keyless by declaration: inbound hooks (`x-signature`, authenticated by their signature) and
+    // accepting an invitation (`x-public`, the token in the body is the credential). Their own
+    // tests cover them (connections, members).
+    if (op['x-signature'] || op['x-public']) continue;
     const params = op.parameters ?? [];
     operations.push({
       id: op.operationId,

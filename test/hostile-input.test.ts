@@ -130,6 +130,24 @@ for (const engine of engines()) {
         body: { name: 'n', url: 'https://hooks.example.com/h', secret: 'a-secret-of-sixteen', headers: { 'X-A': 'v' } },
         readBack: async () => (await api.call('GET', `/v1/webhooks/${webhookId}`, { key: o.apiKey })).body,
       }),
+      ApiKeys_create: () => ({
+        method: 'POST',
+        path: '/v1/api-keys',
+        body: { name: 'hostile', scopes: ['search'], workspaceId: o.workspaceId, expiresAt: '2099-01-01T00:00:00Z' },
+        readBack: async (res) => (await api.call('GET', `/v1/api-keys/${res.body.id}`, { key: o.apiKey })).body,
+      }),
+      Invitations_create: () => ({
+        method: 'POST',
+        path: `/v1/workspaces/${o.workspaceId}/invitations`,
+        body: { email: `hostile.${Math.random().toString(36).slice(2)}@example.com`, role: 'viewer' },
+        readBack: async (res) => (await api.call('GET', `/v1/workspaces/${o.workspaceId}/invitations`, { key: o.apiKey })).body.data.find((i: { id: string }) => i.id === res.body.id),
+      }),
+      InvitationAcceptance_accept: () => ({
+        method: 'POST',
+        path: '/v1/invitations/accept',
+        body: { token: 'shinv_not-a-real-token' },
+        readBack: async () => null,
+      }),
     };
 
     const operations = Object.entries(document.paths).flatMap(([route, item]) =>

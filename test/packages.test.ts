@@ -229,6 +229,29 @@ report.connections = {
   typed: ServiceUnavailableError.name,
 };
 
+// Members and invitations (this server writes mail to files: no SMTP_URL)
+const memberList = await call('members.list', client.members.list(workspaceId));
+const me = memberList.data[0];
+const same = await call('members.update', client.members.update(workspaceId, me.userId, me.role));
+const invited = await call('invitations.create', client.invitations.create(workspaceId, { email: 'consumer.' + stamp + '@example.com', role: 'viewer' }));
+const invitations = await call('invitations.list', client.invitations.list(workspaceId));
+await call('invitations.delete', client.invitations.delete(workspaceId, invited.id));
+const memberRefusals: string[] = [];
+try { await client.invitationAcceptance.accept('shinv_consumer'); } catch (err) { if (err instanceof NotFoundError) { memberRefusals.push(err.code); called.push('invitationAcceptance.accept'); } }
+try { await client.members.delete(workspaceId, me.userId); } catch (err) { if (err instanceof SiteHealthError) { memberRefusals.push(err.code); called.push('members.delete'); } }
+report.members = { count: memberList.data.length, role: same.role, invited: invitations.data.some((i) => i.id === invited.id), refusals: memberRefusals };
+
+// API keys: every operation (the key carries the keys scope)
+const made = await call('apiKeys.create', client.apiKeys.create({ name: 'consumer', scopes: ['search'], workspaceId }));
+const keyPage = await call('apiKeys.list', client.apiKeys.list({ limit: 10 }));
+const keyOne = await call('apiKeys.get', client.apiKeys.get(made.id));
+const rolled = await call('apiKeys.rotate', client.apiKeys.rotate(made.id, { overlapSeconds: 60 }));
+await call('apiKeys.delete', client.apiKeys.delete(rolled.id));
+let keysIterated = 0;
+for await (const _k of client.apiKeys.iterate({ limit: 1 })) keysIterated++;
+called.push('apiKeys.iterate');
+report.apiKeys = { secret: made.key.startsWith('sh_'), listed: keyPage.data.some((k) => k.id === made.id), replacedBy: (await client.apiKeys.get(made.id)).replacedBy === rolled.id, prefix: keyOne.prefix === made.prefix, iterated: keysIterated };
+
 // Errors are typed
 try {
   await client.deploys.get('01900000-0000-7000-8000-0000000000ff');
@@ -363,11 +386,11 @@ export const verify = verifyWebhook;
     before(async () => {
       receiver = await startReceiver();
       const url = await freshDatabaseUrl('sqlite');
-      server = await startServerProcess(url, { NODE_EXTRA_CA_CERTS: receiver.certFile, ALLOW_PRIVATE_NETWORK: '1' });
+      server = await startServerProcess(url, { NODE_EXTRA_CA_CERTS: receiver.certFile, ALLOW_PRIVATE_NETWORK: '1', MAIL_DIR: path.join(os.tmpdir(), 'sitehealth-test-mail') });
       db = createDb(url);
       const u = await createUser(db, `consumer-${Date.now()}@example.com`);
       workspaceId = (await createWorkspace(db, { accountId: u.accountId, userId: u.userId, input: { name: `Consumer ${Date.now()}`, website: 'https://www.example.com' } })).id;
-      apiKey = (await createApiKey(db, { userId: u.userId, scopes: ['deploys', 'search', 'workspaces', 'webhooks'] })).apiKey;
+      apiKey = (await createApiKey(db, { userId: u.userId, scopes: ['deploys', 'search', 'workspaces', 'webhooks', 'keys'] })).apiKey;
       // A few logged requests, written by the server's batch (every second) before the consumer reads them.
       for (let i = 0; i < 3; i++) await fetch(`${server.url}/v1/deploys?workspace_id=${workspaceId}`, { headers: { 'x-api-key': apiKey } });
       await new Promise((r) => setTimeout(r, 1500));
@@ -404,7 +427,9 @@ export const verify = verifyWebhook;
       const ids = Object.values(doc.paths).flatMap((m) => Object.values(m).filter((op) => !op['x-signature']).map((op) => op.operationId).filter(Boolean)) as string[];
       const asMethods = ids.map((id) => { const [tag, name] = id.split('_'); return `${tag[0].toLowerCase()}${tag.slice(1)}.${name}`; });
       assert.deepEqual(asMethods.filter((m) => !report.called.includes(m)), [], 'operations the consumer did not call');
-      for (const m of ['logs.iterate', 'activity.iterate', 'webhooks.iterateDeliveries']) assert.ok(report.called.includes(m));
+      for (const m of ['logs.iterate', 'activity.iterate', 'webhooks.iterateDeliveries', 'apiKeys.iterate']) assert.ok(report.called.includes(m));
+      assert.deepEqual(report.apiKeys, { secret: true, listed: true, replacedBy: true, prefix: true, iterated: 3 });
+      assert.deepEqual(report.members, { count: 1, role: 'owner', invited: true, refusals: ['not_found', 'last_owner'] });
 
       assert.equal(report.version, JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8')).version);
       assert.equal(report.cliVersion, JSON.parse(fs.readFileSync(path.join(cliDir, 'package.json'), 'utf8')).version);

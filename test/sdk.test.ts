@@ -511,6 +511,16 @@ describe('sdk typed errors', () => {
     ['headers_too_large', 431, HeadersTooLargeError],
     ['internal_error', 500, InternalServerError],
     ['service_unavailable', 503, ServiceUnavailableError],
+    ['key_expired', 401, AuthenticationError],
+    ['scope_escalation', 403, PermissionError],
+    ['workspace_escalation', 403, PermissionError],
+    ['role_escalation', 403, PermissionError],
+    ['expiry_escalation', 403, PermissionError],
+    ['key_inactive', 409, ConflictError],
+    ['last_owner', 409, ConflictError],
+    ['member_exists', 409, ConflictError],
+    ['invitation_used', 409, ConflictError],
+    ['invitation_expired', 409, ConflictError],
   ];
 
   it('lists every problem code', async () => {
@@ -646,6 +656,18 @@ describe('sdk coverage of the API document', () => {
     Workspaces_get: (c) => c.workspaces.get(WS),
     Workspaces_update: (c) => c.workspaces.update(WS, { name: 'x' }),
     Workspaces_delete: (c) => c.workspaces.delete(WS),
+    ApiKeys_list: (c) => c.apiKeys.list(),
+    ApiKeys_create: (c) => c.apiKeys.create({ name: 'ci', scopes: ['deploys'] }),
+    ApiKeys_get: (c) => c.apiKeys.get(WS),
+    ApiKeys_delete: (c) => c.apiKeys.delete(WS),
+    ApiKeys_rotate: (c) => c.apiKeys.rotate(WS, { overlapSeconds: 60 }),
+    Members_list: (c) => c.members.list(WS),
+    Members_update: (c) => c.members.update(WS, WS, 'admin'),
+    Members_delete: (c) => c.members.delete(WS, WS),
+    Invitations_list: (c) => c.invitations.list(WS),
+    Invitations_create: (c) => c.invitations.create(WS, { email: 'dana@acme.example', role: 'member' }),
+    Invitations_delete: (c) => c.invitations.delete(WS, WS),
+    InvitationAcceptance_accept: (c) => c.invitationAcceptance.accept('shinv_token'),
   };
 
   it('has a resource method for every operationId, and each sends that operation', async () => {

@@ -19,6 +19,8 @@ const OWNERS: Record<string, { folder: string; model: string }> = {
   repository_connections: { folder: 'core/connections/', model: 'Connection' },
   repository_deliveries: { folder: 'core/connections/', model: 'RepositoryDelivery' },
   monitor_slots: { folder: 'core/monitoring/', model: 'MonitorSlot' },
+  invitations: { folder: 'core/access/', model: 'Invitation' },
+  api_keys: { folder: 'core/access/', model: 'ApiKey' },
 };
 
 

@@ -1,7 +1,7 @@
 import { ApiKey, Membership, User, Workspace, withTransaction, type DbOrTrx } from '../db/index.ts';
 import { Forbidden, NotFound, ValidationFailed, isUuid, newId, nowMs } from '../platform/index.ts';
 import { apiKeyCreated, apiKeyRevoked, operatorActor, type Actor } from '../activity/index.ts';
-import { SCOPES, generateKey, hashKey, isScope, keyHint, type Scope } from './key-format.ts';
+import { SCOPES, generateKey, hashKey, isScope, keyHint, keyLast4, type Scope } from './key-format.ts';
 
 /**
  * Parses a scope list (array or comma-separated string): at least one, only known
@@ -27,6 +27,9 @@ export interface CreatedApiKey {
   workspaceId: string | null;
   name: string | null;
   createdAt: number;
+  expiresAt: number | null;
+  /** The stored row (no secret in it). */
+  row: ApiKey;
 }
 
 /**
@@ -35,7 +38,7 @@ export interface CreatedApiKey {
  */
 export async function createApiKey(
   db: DbOrTrx,
-  input: { userId: string; scopes: readonly string[] | string; workspaceId?: string | null; name?: string | null; actor?: Actor },
+  input: { userId: string; scopes: readonly string[] | string; workspaceId?: string | null; name?: string | null; expiresAt?: number | null; actor?: Actor },
 ): Promise<CreatedApiKey> {
   const scopes = parseScopes(input.scopes);
   const name = input.name?.trim() || null;
@@ -54,25 +57,38 @@ export async function createApiKey(
       if (!member) throw new Forbidden(`User ${user.id} is not a member of workspace ${workspaceId}; a bound key needs a membership.`);
       accountId = ws.account_id;
     }
-    const apiKey = generateKey();
-    const row = await ApiKey.query(trx).insert({
-      id: newId(),
-      user_id: user.id,
-      workspace_id: workspaceId,
-      name,
-      key_hash: hashKey(apiKey),
-      key_hint: keyHint(apiKey),
-      scopes: scopes.join(','),
-      created_at: nowMs(),
-      last_used_at: null,
-      revoked_at: null,
-    });
+    const { row, apiKey } = await insertKey(trx, { userId: user.id, workspaceId, name, scopes, expiresAt: input.expiresAt ?? null });
     await apiKeyCreated(trx, { accountId, workspaceId, keyId: row.id, userId: user.id, scopes, name, actor: input.actor ?? operatorActor(), at: row.created_at });
-    return { id: row.id, apiKey, scopes, workspaceId, name, createdAt: row.created_at };
+    return { id: row.id, apiKey, scopes, workspaceId, name, createdAt: row.created_at, expiresAt: row.expires_at, row };
   });
 }
 
-async function activityAccountOf(db: DbOrTrx, key: ApiKey): Promise<string> {
+/** The one insert of a new key: a fresh secret, of which only the digest, the prefix and the last 4 characters are kept. */
+export async function insertKey(
+  trx: DbOrTrx,
+  k: { userId: string; workspaceId: string | null; name: string | null; scopes: readonly Scope[]; expiresAt: number | null },
+): Promise<{ row: ApiKey; apiKey: string }> {
+  const apiKey = generateKey();
+  const row = await ApiKey.query(trx).insert({
+    id: newId(),
+    user_id: k.userId,
+    workspace_id: k.workspaceId,
+    name: k.name,
+    key_hash: hashKey(apiKey),
+    key_hint: keyHint(apiKey),
+    key_last4: keyLast4(apiKey),
+    scopes: k.scopes.join(','),
+    created_at: nowMs(),
+    last_used_at: null,
+    revoked_at: null,
+    expires_at: k.expiresAt,
+    replaced_by: null,
+    expiry_recorded_at: null,
+  });
+  return { row, apiKey };
+}
+
+export async function activityAccountOf(db: DbOrTrx, key: ApiKey): Promise<string> {
   if (key.workspace_id) {
     const ws = await Workspace.query(db).findById(key.workspace_id).select('account_id');
     if (ws) return ws.account_id;
@@ -81,7 +97,7 @@ async function activityAccountOf(db: DbOrTrx, key: ApiKey): Promise<string> {
   return user!.account_id;
 }
 
-async function revokeRow(db: DbOrTrx, key: ApiKey, actor: Actor, accountId?: string): Promise<number | null> {
+export async function revokeRow(db: DbOrTrx, key: ApiKey, actor: Actor, accountId?: string): Promise<number | null> {
   const at = nowMs();
   // The `revoked_at is null` guard makes a concurrent second revocation a no-op instead
   // of a second audit row.

@@ -13,6 +13,8 @@ export interface AuthContext extends Caller {
   /** The key user's account. */
   accountId: string;
   scopes: Scope[];
+  /** When the key stops working (it has not yet), or null. */
+  expiresAt: number | null;
 }
 
 /**
@@ -37,7 +39,7 @@ const WORKSPACE_COLUMNS = ['id', 'account_id', 'name', 'slug', 'type', 'logo', '
 // planned per request: on this path the query builder and PostgreSQL's planner cost more than
 // the query itself (bench:api, server CPU per request).
 function authSql(target: string, keyHash = '?'): string {
-  return `SELECT k.id, k.user_id, k.workspace_id, k.name, k.key_hash, k.scopes, k.last_used_at, k.revoked_at, u.account_id,
+  return `SELECT k.id, k.user_id, k.workspace_id, k.name, k.key_hash, k.scopes, k.last_used_at, k.revoked_at, k.expires_at, u.account_id,
       m.role AS m_role, ${WORKSPACE_COLUMNS.map((c) => `w.${c} AS w_${c}`).join(', ')}
     FROM api_keys k
     JOIN users u ON u.id = k.user_id
@@ -123,19 +125,31 @@ async function lookUpKey(db: Db, digest: string, hint: WorkspaceHint): Promise<A
  * (bench:api: the model layer cost about as much CPU as the query).
  */
 export async function authenticateKey(db: Db, rawKey: string | null | undefined, hint: WorkspaceHint = null): Promise<Authenticated | null> {
-  if (!looksLikeKey(rawKey)) return null;
+  const result = await authenticateRequest(db, rawKey, hint);
+  return 'auth' in result ? result : null;
+}
+
+/** Why a key was refused: unknown (malformed, not found, revoked: one answer) or expired. */
+export type Refusal = { refused: 'unknown' } | { refused: 'expired'; keyId: string; expiresAt: number };
+
+/** As authenticateKey, but says when a valid key was refused because it expired (401 key_expired). */
+export async function authenticateRequest(db: Db, rawKey: string | null | undefined, hint: WorkspaceHint = null): Promise<Authenticated | Refusal> {
+  const unknown: Refusal = { refused: 'unknown' };
+  if (!looksLikeKey(rawKey)) return unknown;
   const digest = hashKey(rawKey);
   const row = await lookUpKey(db, digest, hint);
-  if (!row) return null;
+  if (!row) return unknown;
   // The lookup is by an indexed digest, so its timing says nothing useful about the key;
   // comparing again in constant time guards against an index or collation that would
   // match a value that is not byte-for-byte equal.
   const stored = Buffer.from(String(row.key_hash), 'utf8');
   const given = Buffer.from(digest, 'utf8');
-  if (stored.length !== given.length || !crypto.timingSafeEqual(stored, given)) return null;
-  if (row.revoked_at !== null && row.revoked_at !== undefined) return null;
+  if (stored.length !== given.length || !crypto.timingSafeEqual(stored, given)) return unknown;
+  if (row.revoked_at !== null && row.revoked_at !== undefined) return unknown;
 
   const keyId = String(row.id);
+  const expiresAt = row.expires_at === null || row.expires_at === undefined ? null : Number(row.expires_at);
+  if (expiresAt !== null && nowMs() >= expiresAt) return { refused: 'expired', keyId, expiresAt };
   touchLastUsed(db, keyId, row.last_used_at as number | null);
   const auth: AuthContext = {
     keyId,
@@ -144,6 +158,7 @@ export async function authenticateKey(db: Db, rawKey: string | null | undefined,
     accountId: String(row.account_id),
     workspaceId: (row.workspace_id as string | null) ?? null,
     scopes: String(row.scopes).split(',').filter(isScope),
+    expiresAt,
   };
   let prefetched: VisibleWorkspace | null = null;
   if (row.w_id && isRole(row.m_role)) {

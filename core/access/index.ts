@@ -5,15 +5,38 @@ export { createUser, isEmail, listUsers, normalizeEmail, type UserView } from '.
 export { ROLES, isRole, roleAtLeast, type Role } from './roles.ts';
 export { addMember, removeMember, roleIn, type MemberChange } from './memberships.ts';
 export { createApiKey, revokeApiKey, listApiKeys, parseScopes, type CreatedApiKey, type ApiKeyView } from './api-keys.ts';
-export { SCOPES, isScope, looksLikeKey, generateKey, hashKey, keyHint, KEY_PREFIX, KEY_LENGTH, crc32, type Scope } from './key-format.ts';
+export {
+  createOwnKey,
+  getOwnKey,
+  listOwnKeys,
+  revokeOwnKey,
+  rotateOwnKey,
+  recordExpiredUse,
+  apiKeyToApi,
+  MAX_OVERLAP_SECONDS,
+  type KeyCaller,
+} from './own-keys.ts';
+export { SCOPES, isScope, looksLikeKey, generateKey, hashKey, keyHint, keyLast4, KEY_PREFIX, KEY_LENGTH, crc32, type Scope } from './key-format.ts';
 export {
   authenticateKey,
+  authenticateRequest,
   registerRowTables,
   LAST_USED_RESOLUTION_MS,
   type AuthContext,
   type Authenticated,
+  type Refusal,
   type WorkspaceHint,
 } from './authenticate.ts';
 export { visibleWorkspace, visibleWorkspaceIds, bindingAllows, type Caller, type VisibleWorkspace, type WorkspaceRow } from './visibility.ts';
 export { WorkspaceGuard } from './guard.ts';
 export { RateLimiter, RATE_LIMIT_WINDOW_MS, rateLimitRetention, type RateLimitDecision } from './rate-limits.ts';
+export {
+  listMembers,
+  changeMemberRole,
+  removeMemberAs,
+  listInvitations,
+  inviteMember,
+  withdrawInvitation,
+  acceptInvitation,
+  INVITATION_TTL_MS,
+} from './invitations.ts';

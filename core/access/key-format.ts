@@ -88,3 +88,8 @@ export function looksLikeKey(key: unknown): key is string {
 export function keyHint(key: string): string {
   return key.slice(0, 8);
 }
+
+/** The last 4 characters: checksum characters only, so they reveal nothing of the random part. */
+export function keyLast4(key: string): string {
+  return key.slice(-4);
+}

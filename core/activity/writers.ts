@@ -56,6 +56,11 @@ type Action =
   | 'member.role_changed'
   | 'api_key.created'
   | 'api_key.revoked'
+  | 'api_key.rotated'
+  | 'api_key.expired'
+  | 'invitation.sent'
+  | 'invitation.withdrawn'
+  | 'invitation.accepted'
   | 'workspace_limit.changed'
   | 'workspace_limit.reached'
   | 'webhook.delivery.succeeded'
@@ -152,6 +157,24 @@ export function memberRoleChanged(db: DbOrTrx, f: Omit<MemberFields, 'role'> & {
   });
 }
 
+// ---------------------------------------------------------------- security: invitations
+
+export interface InvitationFields extends WorkspaceScoped {
+  invitationId: string;
+  email: string;
+  role: string;
+}
+
+/** Never the token: the invitation's id, email and role. */
+export function invitationEvent(db: DbOrTrx, action: 'invitation.sent' | 'invitation.withdrawn' | 'invitation.accepted', f: InvitationFields & { userId?: string }): Promise<string> {
+  return inWorkspace(db, f, {
+    kind: 'security',
+    action,
+    target: { type: 'invitation', id: f.invitationId },
+    details: { email: f.email, role: f.role, ...(f.userId ? { user_id: f.userId } : {}) },
+  });
+}
+
 // ---------------------------------------------------------------- security: API keys
 
 export interface ApiKeyFields extends Base {
@@ -165,7 +188,7 @@ export interface ApiKeyFields extends Base {
   name?: string | null;
 }
 
-function apiKeyRow(f: ApiKeyFields, action: 'api_key.created' | 'api_key.revoked'): Insert {
+function apiKeyRow(f: ApiKeyFields, action: 'api_key.created' | 'api_key.revoked' | 'api_key.rotated' | 'api_key.expired', extra: Record<string, unknown> = {}): Insert {
   // The key's id and name identify it; no part of the key itself is written.
   return {
     kind: 'security',
@@ -175,7 +198,7 @@ function apiKeyRow(f: ApiKeyFields, action: 'api_key.created' | 'api_key.revoked
     actor: f.actor,
     at: f.at,
     target: { type: 'api_key', id: f.keyId },
-    details: { user_id: f.userId, name: f.name ?? null, scopes: [...f.scopes] },
+    details: { user_id: f.userId, name: f.name ?? null, scopes: [...f.scopes], ...extra },
   };
 }
 
@@ -185,6 +208,16 @@ export function apiKeyCreated(db: DbOrTrx, f: ApiKeyFields): Promise<string> {
 
 export function apiKeyRevoked(db: DbOrTrx, f: ApiKeyFields): Promise<string> {
   return insert(db, apiKeyRow(f, 'api_key.revoked'));
+}
+
+/** The old key (target) got a successor; it keeps working until `old_expires_at`. */
+export function apiKeyRotated(db: DbOrTrx, f: ApiKeyFields & { replacedBy: string; overlapSeconds: number; oldExpiresAt: number }): Promise<string> {
+  return insert(db, apiKeyRow(f, 'api_key.rotated', { replaced_by: f.replacedBy, overlap_seconds: f.overlapSeconds, old_expires_at: toIso(f.oldExpiresAt) }));
+}
+
+/** The first request made with a key after its `expires_at` (written once per key). */
+export function apiKeyExpired(db: DbOrTrx, f: ApiKeyFields & { expiredAt: number }): Promise<string> {
+  return insert(db, apiKeyRow(f, 'api_key.expired', { expired_at: toIso(f.expiredAt) }));
 }
 
 // ---------------------------------------------------------------- billing

@@ -37,6 +37,7 @@ export interface OperationObject {
   'x-request-log'?: boolean;
   'x-signature'?: SignatureSource;
   'x-body-limit'?: number;
+  'x-public'?: boolean;
 }
 
 /**
@@ -98,6 +99,11 @@ export interface Operation {
   workspace: WorkspaceSource | null;
   /** Set for an operation authenticated by a signature instead of an API key. */
   signature: SignatureSource | null;
+  /**
+   * `x-public`: no API key at all; the body carries its own credential (an invitation token), which
+   * the handler checks. No scope, no key's rate limit, no workspace guard.
+   */
+  isPublic: boolean;
   /** The largest body the operation takes (`x-body-limit`); null: the API's 1 MiB. */
   bodyLimit: number | null;
   /** False for the operations that read the request log itself: they are not logged in it. */
@@ -149,6 +155,7 @@ export function listOperations(doc: OpenApiDocument = loadDocument()): Operation
         scope: def['x-scope'] ?? null,
         workspace: def['x-workspace'] ?? null,
         signature: def['x-signature'] ?? null,
+        isPublic: def['x-public'] === true,
         bodyLimit: def['x-body-limit'] ?? null,
         requestLogged: def['x-request-log'] !== false,
         uuidFields: {

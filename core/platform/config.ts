@@ -49,6 +49,11 @@ export interface Config {
    * links in commit statuses); default `http://HOST:PORT`.
    */
   publicUrl: string;
+  /**
+   * Outgoing mail (core/mail): SMTP_URL (`smtp://` or `smtps://`; null: messages are written as
+   * files under MAIL_DIR, default ./data/mail), MAIL_FROM (the sender).
+   */
+  mail: { smtpUrl: string | null; from: string; dir: string };
   /** Worker processes: the job queue's own settings (docs/operating.md#processes-and-scaling). */
   worker: {
     /** JOB_LEASE_MS: a claimed job belongs to its worker this long. */
@@ -140,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsHost: env.METRICS_HOST || '127.0.0.1',
     secretsKeys: secretsKeys(env.SECRETS_KEY),
     publicUrl: publicUrl(env),
+    mail: mailSettings(env),
     worker: workerSettings(env),
     http: {
       headersTimeoutMs: num(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100),
@@ -177,6 +183,25 @@ function publicUrl(env: NodeJS.ProcessEnv): string {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`PUBLIC_URL must be an http or https URL, got "${raw}"`);
   return url.href.replace(/\/+$/, '');
+}
+
+function mailSettings(env: NodeJS.ProcessEnv): Config['mail'] {
+  const raw = env.SMTP_URL;
+  let smtpUrl: string | null = null;
+  if (raw !== undefined && raw !== '') {
+    let url: URL | null;
+    try {
+      url = new URL(raw);
+    } catch {
+      url = null;
+    }
+    // The message names the variable, never its value: it may carry a password.
+    if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname) throw new Error('SMTP_URL must be an smtp:// or smtps:// URL, such as smtp://user:password@mail.example.com:587');
+    smtpUrl = raw;
+  }
+  const from = env.MAIL_FROM || 'sitehealth <no-reply@sitehealth.localhost>';
+  if (/[\r\n]/.test(from)) throw new Error('MAIL_FROM must be one line');
+  return { smtpUrl, from, dir: env.MAIL_DIR || './data/mail' };
 }
 
 function workerSettings(env: NodeJS.ProcessEnv): Config['worker'] {

@@ -8,6 +8,8 @@ import { SiteChecks } from './resources/site-checks.js';
 import { Webhooks } from './resources/webhooks.js';
 import { Connections } from './resources/connections.js';
 import { SiteCrawls } from './resources/site-crawls.js';
+import { ApiKeys } from './resources/api-keys.js';
+import { InvitationAcceptance, Invitations, Members } from './resources/members.js';
 import { Workspaces } from './resources/workspaces.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
@@ -57,6 +59,10 @@ export class SiteHealth {
   readonly activity: Activity;
   readonly webhooks: Webhooks;
   readonly connections: Connections;
+  readonly apiKeys: ApiKeys;
+  readonly members: Members;
+  readonly invitations: Invitations;
+  readonly invitationAcceptance: InvitationAcceptance;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -94,6 +100,10 @@ export class SiteHealth {
     this.activity = new Activity(transport);
     this.webhooks = new Webhooks(transport);
     this.connections = new Connections(transport);
+    this.apiKeys = new ApiKeys(transport);
+    this.members = new Members(transport);
+    this.invitations = new Invitations(transport);
+    this.invitationAcceptance = new InvitationAcceptance(transport);
   }
 }
 

@@ -80,11 +80,15 @@ export class SiteHealthError extends Error {
  * (the request was not well-formed HTTP, or its target was not a path).
  */
 export class ValidationError extends SiteHealthError {}
-/** 401 `unauthorized`: the API key is missing, unknown or revoked. */
+/** 401 `unauthorized`: the API key is missing, unknown or revoked; `key_expired`: it is past its `expiresAt`. */
 export class AuthenticationError extends SiteHealthError {}
 /** 402 `workspace_limit`: the account cannot hold another workspace. */
 export class WorkspaceLimitError extends SiteHealthError {}
-/** 403 `insufficient_scope` (the key lacks the operation's scope) or `forbidden` (the role is too low). */
+/**
+ * 403 `insufficient_scope` (the key lacks the operation's scope), `forbidden` (the role is too
+ * low), or one of the API-key escalation rules: `scope_escalation`, `workspace_escalation`,
+ * `role_escalation`, `expiry_escalation`.
+ */
 export class PermissionError extends SiteHealthError {}
 /** 404 `not_found`: no such resource, or the caller cannot see it. */
 export class NotFoundError extends SiteHealthError {}
@@ -92,7 +96,11 @@ export class NotFoundError extends SiteHealthError {}
 export class MethodNotAllowedError extends SiteHealthError {}
 /** 408 `request_timeout`: the request did not arrive in time. */
 export class RequestTimeoutError extends SiteHealthError {}
-/** 409 `slug_taken`, `webhook_paused`, `idempotency_key_reused` or `idempotency_key_in_use`. */
+/**
+ * 409 `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`,
+ * `member_exists`, `invitation_used`, `invitation_expired`, `idempotency_key_reused` or
+ * `idempotency_key_in_use`.
+ */
 export class ConflictError extends SiteHealthError {}
 /** 413 `payload_too_large`: the body is over 1 MiB. */
 export class PayloadTooLargeError extends SiteHealthError {}
@@ -176,6 +184,16 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   repository_unreachable: UnprocessableError,
   bad_signature: AuthenticationError,
   secrets_unconfigured: ServiceUnavailableError,
+  key_expired: AuthenticationError,
+  scope_escalation: PermissionError,
+  workspace_escalation: PermissionError,
+  role_escalation: PermissionError,
+  expiry_escalation: PermissionError,
+  key_inactive: ConflictError,
+  last_owner: ConflictError,
+  member_exists: ConflictError,
+  invitation_used: ConflictError,
+  invitation_expired: ConflictError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {

@@ -65,4 +65,6 @@ export { Logs } from './resources/logs.js';
 export { Activity } from './resources/activity.js';
 export { Webhooks } from './resources/webhooks.js';
 export { Connections } from './resources/connections.js';
+export { ApiKeys } from './resources/api-keys.js';
+export { Members, Invitations, InvitationAcceptance } from './resources/members.js';
 export type * from './types.js';

@@ -8,6 +8,8 @@ import * as activity from './activity.ts';
 import * as webhooks from './webhooks.ts';
 import * as connections from './connections.ts';
 import * as hooks from './hooks.ts';
+import * as apiKeys from './api-keys.ts';
+import * as members from './members.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -47,4 +49,16 @@ export const handlers = {
   Connections_delete: connections.remove,
   Hooks_github: hooks.github,
   Hooks_gitlab: hooks.gitlab,
+  ApiKeys_list: apiKeys.list,
+  ApiKeys_create: apiKeys.create,
+  ApiKeys_get: apiKeys.get,
+  ApiKeys_delete: apiKeys.remove,
+  ApiKeys_rotate: apiKeys.rotate,
+  Members_list: members.list,
+  Members_update: members.update,
+  Members_delete: members.remove,
+  Invitations_list: members.listInvites,
+  Invitations_create: members.invite,
+  Invitations_delete: members.withdraw,
+  InvitationAcceptance_accept: members.accept,
 } satisfies HandlerMap;

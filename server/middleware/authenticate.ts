@@ -1,8 +1,8 @@
 import type { Context, Next } from 'koa';
 import type { Db } from '../../core/db/index.ts';
-import { authenticateKey, looksLikeKey, type WorkspaceHint } from '../../core/access/index.ts';
+import { authenticateRequest, looksLikeKey, recordExpiredUse, type WorkspaceHint } from '../../core/access/index.ts';
 import type { Operation } from '../../core/contract/index.ts';
-import { InsufficientScope, isUuid } from '../../core/platform/index.ts';
+import { InsufficientScope, isUuid, toIso } from '../../core/platform/index.ts';
 import { NO_BODY, readBodyText, tryParseJson } from '../body.ts';
 import { problem, sendProblem } from '../problem.ts';
 import type { OperationState } from '../state.ts';
@@ -47,8 +47,13 @@ function workspaceHint(state: OperationState, tableOf: ReadonlyMap<string, strin
 export function authenticate(db: Db, tableOf: ReadonlyMap<string, string>) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const state = ctx.state as OperationState;
-    const authenticated = await authenticateKey(db, ctx.get('x-api-key'), workspaceHint(state, tableOf));
-    if (!authenticated) return sendProblem(ctx, UNAUTHORIZED);
+    const authenticated = await authenticateRequest(db, ctx.get('x-api-key'), workspaceHint(state, tableOf));
+    if ('refused' in authenticated) {
+      if (authenticated.refused === 'unknown') return sendProblem(ctx, UNAUTHORIZED);
+      // Audited once per key (the first use after expiry); the answer is the same every time.
+      await recordExpiredUse(db, authenticated.keyId);
+      return sendProblem(ctx, problem(401, 'key_expired', 'API key expired', `This API key expired at ${toIso(authenticated.expiresAt)}; use the key that replaced it or create a new one.`));
+    }
     state.auth = authenticated.auth;
     state.named = authenticated.prefetched;
     await next();

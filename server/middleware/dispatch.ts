@@ -4,6 +4,7 @@ import { WorkspaceGuard } from '../../core/access/index.ts';
 import type { Db } from '../../core/db/index.ts';
 import type { Config, ReferencingField } from '../../core/platform/index.ts';
 import type { AnyHandler } from '../handler-types.ts';
+import type { Mailer } from '../../core/mail/index.ts';
 import type { OperationState } from '../state.ts';
 
 /**
@@ -40,7 +41,7 @@ function namingField(state: OperationState): (ReferencingField & { id: string })
 }
 
 /** Runs the operation's handler and writes its reply. */
-export function dispatch(handler: AnyHandler, o: { db: Db; config: Config; log: Logger }) {
+export function dispatch(handler: AnyHandler, o: { db: Db; config: Config; log: Logger; mail: Mailer }) {
   return async (ctx: Context): Promise<void> => {
     const state = ctx.state as OperationState;
     const reply = await handler({
@@ -52,6 +53,7 @@ export function dispatch(handler: AnyHandler, o: { db: Db; config: Config; log: 
       db: o.db,
       config: o.config,
       log: o.log,
+      mail: o.mail,
       requestId: state.requestId,
       hook: state.hook ?? null,
     });

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import os from 'node:os';
+import path from 'node:path';
 import { loadConfig, createLogger } from '../../core/platform/index.ts';
 import { bindModels, createDb, migrateLatest, type Db } from '../../core/db/index.ts';
 import { createUser, setWorkspaceLimit, addMember, type Role, createApiKey, revokeApiKey } from '../../core/access/index.ts';
@@ -34,7 +36,7 @@ export function uniqueEmail(tag = 'user'): string {
   return `${tag}.${process.pid}.${Date.now()}.${emailCounter}@example.com`;
 }
 
-export const ALL_SCOPES = ['deploys', 'search', 'workspaces', 'webhooks'] as const;
+export const ALL_SCOPES = ['deploys', 'search', 'workspaces', 'webhooks', 'keys'] as const;
 
 /**
  * A real server on an ephemeral port over a fresh database of one engine. Every response
@@ -50,7 +52,9 @@ export class TestApi {
 
   static async start(engine: 'sqlite' | 'postgres', opts: { env?: Record<string, string>; requestLog?: RequestLogSink } = {}): Promise<TestApi> {
     const url = await freshDatabaseUrl(engine);
-    const config = { ...loadConfig({ ...process.env, ...opts.env, DATABASE_URL: url }), host: '127.0.0.1' };
+    // Mail without SMTP_URL goes to files: a scratch folder, never the checkout's ./data/mail.
+    const mailDir = path.join(os.tmpdir(), 'sitehealth-test-mail');
+    const config = { ...loadConfig({ MAIL_DIR: mailDir, ...process.env, ...opts.env, DATABASE_URL: url }), host: '127.0.0.1' };
     // As server/main.ts does: the bounded wait comes from the configuration.
     const db = createDb(url, { busyWaitMs: config.dbBusyWaitMs });
     await migrateLatest(db);

@@ -17,4 +17,12 @@ export class ApiKey extends Model {
   declare created_at: number;
   declare last_used_at: number | null;
   declare revoked_at: number | null;
+  /** The key's last 4 characters (checksum, no secret); null for keys created before it was kept. */
+  declare key_last4: string | null;
+  /** Refused with 401 key_expired from this time on; null: never. */
+  declare expires_at: number | null;
+  /** The key that replaced this one by a rotation. */
+  declare replaced_by: string | null;
+  /** When the first request after expiry wrote its api_key.expired activity row (once per key). */
+  declare expiry_recorded_at: number | null;
 }

@@ -13,3 +13,4 @@ export { RequestLog, RequestLogHourly, RequestLogRollup } from './RequestLog.ts'
 export { CrawlPage } from './CrawlPage.ts';
 export { Webhook, WebhookMessage, WebhookDelivery } from './Webhook.ts';
 export { Connection, RepositoryDelivery } from './Connection.ts';
+export { Invitation } from './Invitation.ts';
