@@ -213,7 +213,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an invitation */
+        /**
+         * Accept an invitation
+         * @description Join the invitation's workspace with the token from its email; no API key. A token that can
+         *     no longer be used is `409 invitation_used` or `409 invitation_expired`; an unknown, tampered
+         *     or withdrawn one is `404`.
+         */
         post: operations["InvitationAcceptance_accept"];
         delete?: never;
         options?: never;
