@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { enumValues, type Schemas } from '../core/contract/index.ts';
-import { CAUSES, CHECK_KINDS, CRAWL_KINDS, MAX_CAUSES, pathAffinity, rankCauses, type FindingKind } from '../core/findings/index.ts';
+import { CAUSES, CHECK_KINDS, CRAWL_KINDS, SITE_KINDS, MAX_CAUSES, pathAffinity, rankCauses, type FindingKind } from '../core/findings/index.ts';
 
 type Change = Schemas['Change'];
 const URL_OF = 'https://www.example.com/blog/launch-notes';
@@ -38,6 +38,9 @@ const REAL: Record<FindingKind, Change> = {
   noindex_page: { path: 'src/pages/blog/[slug].astro', category: 'page', signals: [{ kind: 'meta_robots', change: 'added', line: 6 }] },
   blocked_by_robots: { path: 'public/robots.txt', category: 'robots', signals: [{ kind: 'robots_rule', change: 'added', line: 2 }] },
   sitemap_unreachable: { path: 'next-sitemap.config.js', category: 'sitemap', signals: [{ kind: 'sitemap_entry', change: 'removed', line: 3 }] },
+  certificate_expiring: { path: 'deploy/nginx.conf', category: 'server', signals: [{ kind: 'env', change: 'removed', line: 12 }] },
+  robots_txt_changed: { path: 'public/robots.txt', category: 'robots', signals: [{ kind: 'robots_rule', change: 'added', line: 2 }] },
+  sitemap_changed: { path: 'next-sitemap.config.js', category: 'sitemap', signals: [{ kind: 'sitemap_entry', change: 'removed', line: 3 }] },
 };
 
 /** Decoys: one shares the category (different signal), one shares the signal kind (different category), paths unrelated to /blog. */
@@ -56,14 +59,14 @@ describe('cause ranking', () => {
     // A kind both a check and a crawl report (redirect_added) has one cause row.
     const kinds = new Set([...enumValues('CheckFindingKind'), ...enumValues('CrawlFindingKind')]);
     assert.deepEqual(Object.keys(CAUSES).sort(), [...kinds].sort());
-    assert.deepEqual(CHECK_KINDS.map((k) => k.kind).sort(), [...enumValues('CheckFindingKind')].sort());
+    assert.deepEqual([...CHECK_KINDS, ...SITE_KINDS].map((k) => k.kind).sort(), [...enumValues('CheckFindingKind')].sort());
     assert.deepEqual(CRAWL_KINDS.map((k) => k.kind).sort(), [...enumValues('CrawlFindingKind')].sort());
   });
 
   it('gives every kind the severity the tables in spec/site-checks.tsp document', () => {
     const spec = fs.readFileSync(new URL('../spec/site-checks.tsp', import.meta.url), 'utf8');
     const documented = Object.fromEntries([...spec.matchAll(/^ \* \| `(\w+)` \| (critical|high|medium|low) \|/gm)].map((m) => [m[1], m[2]]));
-    assert.deepEqual(Object.fromEntries([...CHECK_KINDS, ...CRAWL_KINDS].map((k) => [k.kind, k.severity])), documented);
+    assert.deepEqual(Object.fromEntries([...CHECK_KINDS, ...SITE_KINDS, ...CRAWL_KINDS].map((k) => [k.kind, k.severity])), documented);
   });
 
   for (const kind of Object.keys(REAL) as FindingKind[]) {

@@ -183,6 +183,7 @@ function validValue(n: Norm, ctx: Ctx): Json {
       'https://www.example.com',
       'DE',
       `whsec_${crypto.randomBytes(32).toString('base64')}`,
+      'someone@example.com',
       // Unions of enums (DeliveryEvent) normalise to an untyped schema: offer a member.
       'deploy.recorded',
       // Unions of string formats (a date or a date-time) normalise to a bare string: offer both.
@@ -427,8 +428,11 @@ function applyMutations(base: Json, muts: Mutation[], ctx: Ctx): Json {
     const last = m.ptr[m.ptr.length - 1];
     if (m.action === 'delete') {
       if (!Array.isArray(cur)) delete cur[last];
-    } else if (Array.isArray(cur)) cur[last as number] = m.value;
-    else defineKey(cur, String(last), m.value);
+    } else if (Array.isArray(cur)) {
+      // A property mutation meant for an object that an earlier mutation turned into an array
+      // (`__proto__` would replace the array's prototype): only indexes apply.
+      if (typeof last === 'number') cur[last] = m.value;
+    } else defineKey(cur, String(last), m.value);
   }
   return body;
 }

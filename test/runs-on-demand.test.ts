@@ -3,13 +3,18 @@
 // at a time), the latest crawl; and findings of a run that follows no deploy explained as such.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { generate } from 'selfsigned';
+import { runSiteCheck } from '../core/checks/index.ts';
+import { closeIdleConnections } from '../core/net/index.ts';
 import { loadConfig } from '../core/platform/index.ts';
 import { OutboxEvent, SiteCheck, SiteCrawl } from '../core/db/index.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
-import { testRunner } from './support/jobs.ts';
+import { memoryLogger, testRunner } from './support/jobs.ts';
 import { htmlPage, sitemapXml, startFixtureSite, type FixtureSite } from './support/fixture-site.ts';
 
 after(dropCreatedDatabases);
@@ -215,6 +220,89 @@ for (const engine of engines()) {
       const empty = await api.call('POST', '/v1/workspaces', { key: owner.apiKey, body: { name: `Empty ${crypto.randomUUID()}`, website: site.url('/') } });
       const none = await api.call('GET', '/v1/site-crawls/latest', { key: owner.apiKey, query: { workspace_id: empty.body.data.id } });
       assert.deepEqual(none.body, { latest: null, crawl: null, baseline: null, findings: [], issues: [] });
+    });
+
+    it('robots.txt and the sitemap changed with no deploy are findings; with a deploy in between they are not', async () => {
+      const runCheck = async () => {
+        const res = await post('site-checks');
+        assert.equal(res.status, 201);
+        await runDue();
+        return (await api.call('GET', `/v1/site-checks/${res.body.id}`, { key: owner.apiKey })).body;
+      };
+      publish(site);
+      await runCheck();
+      // Another team edits robots.txt and the sitemap loses a page; nobody deploys.
+      site.set('/robots.txt', { body: `User-agent: *\nDisallow: /search\nSitemap: ${site.url('/sitemap.xml')}\n`, contentType: 'text/plain' });
+      site.set('/sitemap.xml', sitemapXml(PAGES.slice(0, 4).map((p) => site.url(p))));
+      const d = await runCheck();
+      const robots = d.findings.find((f: { kind: string }) => f.kind === 'robots_txt_changed');
+      assert.ok(robots, JSON.stringify(d.findings));
+      assert.equal(robots.severity, 'high');
+      assert.equal(robots.url, site.url('/robots.txt'));
+      assert.match(robots.before, /Allow: \//);
+      assert.match(robots.after, /Disallow: \/search/);
+      assert.deepEqual(robots.causes, []);
+      assert.match(robots.explanation, /^No deploy was recorded/);
+      const sitemap = d.findings.find((f: { kind: string }) => f.kind === 'sitemap_changed');
+      assert.ok(sitemap, JSON.stringify(d.findings));
+      assert.equal(sitemap.severity, 'medium');
+      assert.equal(sitemap.before, '5 URLs');
+      assert.equal(sitemap.after, '4 URLs (0 added, 1 removed)');
+      // Unchanged since: nothing to report.
+      assert.deepEqual((await runCheck()).findings.filter((f: { kind: string }) => f.kind.endsWith('_changed')), []);
+      // Changed again, with a production deploy recorded in between: the deploy's business.
+      publish(site);
+      const dep = await api.call('POST', '/v1/deploys', { key: owner.apiKey, body: { workspaceId: ws, commitSha: crypto.randomBytes(20).toString('hex') } });
+      assert.equal(dep.status, 201);
+      assert.deepEqual((await runCheck()).findings.filter((f: { kind: string }) => f.kind.endsWith('_changed')), []);
+    });
+
+    it('a certificate that enters its last 14 days is a finding once, and an issue while it lasts', async () => {
+      // Distinct names: a verifier finds the issuer by name, and two CAs with one name confuse it.
+      const make = (days: number) =>
+        generate([{ name: 'commonName', value: `sitehealth test ${days} days` }], {
+          keyType: 'ec',
+          algorithm: 'sha256',
+          notAfterDate: new Date(Date.now() + days * 86_400_000),
+          extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+        });
+      const long = await make(365);
+      const short = await make(5);
+      const server = https.createServer({ key: long.private, cert: long.cert }, (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(htmlPage({ title: 'Secure', h1: ['Secure'], words: 120 }));
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const home = `https://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      try {
+        const secure = (await api.call('POST', '/v1/workspaces', { key: owner.apiKey, body: { name: `TLS ${crypto.randomUUID()}`, website: home } })).body.data.id;
+        // The test's CA is handed to the check itself (workers trust NODE_EXTRA_CA_CERTS, set at their start).
+        const run = async () => {
+          const res = await post('site-checks', owner.apiKey, secure);
+          await runSiteCheck(api.db, res.body.id, { allowPrivateNetwork: true, ca: [long.cert, short.cert], signal: new AbortController().signal, log: memoryLogger().logger });
+          return (await api.call('GET', `/v1/site-checks/${res.body.id}`, { key: owner.apiKey })).body;
+        };
+        const first = await run();
+        assert.equal(first.state, 'finished', first.error);
+        assert.equal(first.issues.some((i: { kind: string }) => i.kind === 'certificate_expiring'), false);
+        server.setSecureContext({ key: short.private, cert: short.cert });
+        server.closeIdleConnections();
+        closeIdleConnections();
+        const second = await run();
+        const f = second.findings.find((x: { kind: string }) => x.kind === 'certificate_expiring');
+        assert.ok(f, JSON.stringify(second.findings));
+        assert.equal(f.url, home);
+        assert.match(f.after, /^valid until 20\d\d-/);
+        assert.notEqual(f.before, f.after);
+        assert.deepEqual(f.causes, []);
+        assert.ok(second.issues.some((i: { kind: string }) => i.kind === 'certificate_expiring'));
+        const third = await run();
+        assert.equal(third.findings.some((x: { kind: string }) => x.kind === 'certificate_expiring'), false, 'reported once per certificate');
+        assert.ok(third.issues.some((i: { kind: string }) => i.kind === 'certificate_expiring'), 'still an issue');
+      } finally {
+        server.closeAllConnections();
+        await new Promise((r) => server.close(r));
+      }
     });
 
     it('roles, scopes and isolation: viewers 403, other accounts 404, bad bodies 400, and nothing is queued', async () => {

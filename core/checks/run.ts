@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import { Deploy, SiteCheck, Workspace, withTransaction, type Db } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { checkPublicUrl } from '../net/index.ts';
-import { SiteFetcher, notPublicMessage, type SiteFetcherOptions } from '../pages/index.ts';
-import { compareChecks, judgeCheck, rankCauses } from '../findings/index.ts';
+import { SiteFetcher, notPublicMessage, robotsTxtUrl, type FetchedPage, type SiteFetcherOptions } from '../pages/index.ts';
+import { bySeverity, compareChecks, compareSites, judgeCheck, judgeSite, rankCauses, ROBOTS_TEXT_KEPT, SITEMAP_URLS_KEPT, type SiteFacts } from '../findings/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { nowMs } from '../platform/index.ts';
 import { enqueue } from '../jobs/index.ts';
@@ -56,7 +56,8 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
   if (!verdict.ok) return finishCheck(db, checkId, { error: notPublicMessage(verdict.reason) });
 
   const fetcher = new SiteFetcher({ ...o });
-  const robots = await fetcher.robotsTxt(home);
+  const robotsFile = await fetcher.robotsTxtFile(home);
+  const robots = robotsFile.robots;
   const first = await fetcher.page(home, robots);
   if (first.error?.code === 'blocked_address') {
     o.log.debug({ checkId, refusedAddress: first.error.refusedAddress }, 'website refused: not a public address');
@@ -66,21 +67,41 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
   const rest = await mapLimit(keyPages, o.concurrency ?? 4, (url) => fetcher.page(url, robots));
   const pages = [first.record, ...rest.map((p) => p.record)];
 
+  const site = await siteFacts(fetcher, robotsFile, first, startedAt);
+
   const baseline = await finishedCheckBefore(db, check.workspace_id, Number(check.scheduled_at));
-  const raw = baseline ? compareChecks(baseline.pages, pages) : [];
-  const { changes, explanation } = baseline
+  const { changes, explanation, deploys } = baseline
     ? await suspectChanges(db, check, Number(baseline.started_at ?? baseline.scheduled_at), startedAt, 'check')
-    : { changes: [], explanation: null };
+    : { changes: [], explanation: null, deploys: 0 };
+  const raw = baseline ? [...compareSites(baseline.site, site, { checkedAt: startedAt, deploysBetween: deploys }), ...compareChecks(baseline.pages, pages)].sort(bySeverity) : [];
   const spread = (kind: string) => raw.filter((f) => f.kind === kind).length / pages.length;
   // Clicks as of now, for the events' payloads; the API reads them again when a finding is read.
   const clicks = await clicksByUrl(db, check.workspace_id, raw.map((f) => f.url));
   const findings: Schemas['DeployFinding'][] = raw.map((f) => ({ ...f, clicks: clicks.get(f.url) ?? 0, causes: rankCauses(f.kind, f.url, changes, { spread: spread(f.kind) }), explanation }));
-  await finishCheck(db, checkId, { pages, findings, issues: judgeCheck(pages), baselineId: baseline?.id ?? null });
+  const issues = [...judgeSite(site, startedAt), ...judgeCheck(pages)].sort(bySeverity);
+  await finishCheck(db, checkId, { pages, site, findings, issues, baselineId: baseline?.id ?? null });
   o.log.info({ checkId, pages: pages.length, findings: findings.length, ms: nowMs() - startedAt }, 'site check finished');
+}
+
+/** What the check saw of the site as a whole: the home page's certificate, robots.txt, the sitemap. */
+async function siteFacts(fetcher: SiteFetcher, robotsFile: Awaited<ReturnType<SiteFetcher['robotsTxtFile']>>, first: FetchedPage, checkedAt: number): Promise<SiteFacts> {
+  const home = first.record.finalUrl || first.record.url;
+  const sitemap = await fetcher.sitemaps(home, robotsFile.robots, { maxTotalUrls: SITEMAP_URLS_KEPT });
+  const urls = [...new Set(sitemap.urls)].sort();
+  return {
+    checkedAt,
+    home,
+    certificateValidTo: first.certificateValidTo,
+    robotsUrl: robotsTxtUrl(home),
+    robotsText: robotsFile.text === null ? null : robotsFile.text.slice(0, ROBOTS_TEXT_KEPT),
+    sitemapUrl: sitemap.reachable ? (robotsFile.robots.sitemaps[0] ?? new URL('/sitemap.xml', home).href) : null,
+    sitemapUrls: sitemap.reachable ? urls.slice(0, SITEMAP_URLS_KEPT) : null,
+  };
 }
 
 interface Outcome {
   pages?: Schemas['PageRecord'][];
+  site?: SiteFacts;
   findings?: Schemas['DeployFinding'][];
   issues?: Schemas['SiteCheckIssue'][];
   baselineId?: string | null;
@@ -102,6 +123,7 @@ export async function finishCheck(db: Db, checkId: string, outcome: Outcome): Pr
         state: failed ? 'failed' : 'finished',
         finished_at: nowMs(),
         pages: outcome.pages ?? [],
+        site: outcome.site ?? null,
         findings: failed ? null : { findings: outcome.findings ?? [], issues: outcome.issues ?? [] },
         error: outcome.error ?? null,
       });

@@ -9,6 +9,8 @@ export interface Suspects {
   changes: StoredChange[];
   /** Null for a run that followed a deploy; otherwise which deploys the causes come from, or that none does. */
   explanation: string | null;
+  /** Production deploys between the baseline and the run (1 for a run of a deploy). */
+  deploys: number;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function suspectChanges(
   what: 'check' | 'crawl',
 ): Promise<Suspects> {
   if (run.deploy_id) {
-    return { changes: (await Deploy.query(db).findById(run.deploy_id).select('changes'))?.changes ?? [], explanation: null };
+    return { changes: (await Deploy.query(db).findById(run.deploy_id).select('changes'))?.changes ?? [], explanation: null, deploys: 1 };
   }
   const deploys = await Deploy.query(db)
     .where({ workspace_id: run.workspace_id, environment: 'production' })
@@ -41,6 +43,7 @@ export async function suspectChanges(
   if (deploys.length === 0) {
     return {
       changes: [],
+      deploys: 0,
       explanation: `No deploy was recorded ${window}, so no change of yours explains this: look outside the deploys (a CMS edit, a CDN or server rule, the certificate, another team's robots.txt or sitemap).`,
     };
   }
@@ -48,6 +51,7 @@ export async function suspectChanges(
   const n = deploys.length === 1 ? '1 production deploy was' : `${deploys.length} production deploys were`;
   return {
     changes: deploys.flatMap((d) => d.changes ?? []),
+    deploys: deploys.length,
     explanation: `${n} recorded ${window} (${shas}): the causes are ranked among ${deploys.length === 1 ? 'its' : 'their'} changes.`,
   };
 }

@@ -147,6 +147,20 @@ export const CAUSES: Record<FindingKind, Explains> = {
     categories: { sitemap: 1, robots: 0.6, config: 0.6, build: 0.5, server: 0.5, routing: 0.4 },
     signals: { sitemap_entry: both(0.6), robots_rule: both(0.5), route: { removed: 0.4 } },
   },
+  // Site-level kinds (site-kinds.ts), reported for runs with no deploy behind them; a deploy in
+  // between would explain them through these.
+  certificate_expiring: {
+    categories: { server: 0.8, config: 0.6, headers: 0.4 },
+    signals: { env: both(0.5) },
+  },
+  robots_txt_changed: {
+    categories: { robots: 1, config: 0.3 },
+    signals: { robots_rule: both(1) },
+  },
+  sitemap_changed: {
+    categories: { sitemap: 1, routing: 0.5, page: 0.4, content: 0.4 },
+    signals: { sitemap_entry: both(1), route: both(0.5) },
+  },
 };
 
 export const WEIGHTS = { signal: 0.45, category: 0.3, path: 0.25 } as const;
@@ -157,7 +171,7 @@ const SITE_WIDE_CATEGORIES = new Set<Category>(['dependencies', 'config', 'build
 const SITE_WIDE_SIGNALS = new Set<SignalKind>(['dependency', 'env']);
 export const SITE_WIDE_DISCOUNT = 0.4;
 /** Kinds about the site as a whole rather than one of its pages: never discounted. */
-const SITE_LEVEL_KINDS = new Set<FindingKind>(['sitemap_unreachable']);
+const SITE_LEVEL_KINDS = new Set<FindingKind>(['sitemap_unreachable', 'certificate_expiring', 'robots_txt_changed', 'sitemap_changed']);
 
 const CATEGORY_LABEL: Partial<Record<Category, string>> = {
   template: 'template',

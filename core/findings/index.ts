@@ -6,3 +6,4 @@ export { compareChecks, judgeCheck, bySeverity, type RawCheckFinding } from './c
 export { CRAWL_KINDS, CRAWL_SEVERITY, REDIRECT_CHAIN_HOPS, type CrawlKindRule, type CrawlFindingKind, type CrawledPage, type CrawledSite } from './crawl-kinds.ts';
 export { rankCauses, scoreChange, CAUSES, WEIGHTS, MAX_CAUSES, type Cause, type FindingKind } from './causes.ts';
 export { pathAffinity, routeSegments, urlSegments, SITE_WIDE_AFFINITY } from './path-affinity.ts';
+export { SITE_KINDS, compareSites, judgeSite, CERTIFICATE_EXPIRING_MS, ROBOTS_TEXT_KEPT, SITEMAP_URLS_KEPT, type SiteFacts, type SiteKindRule } from './site-kinds.ts';

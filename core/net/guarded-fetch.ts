@@ -64,6 +64,8 @@ export interface FetchResult {
   truncated: boolean;
   /** The address the final response came from. */
   remoteAddress: string;
+  /** https: when the final host's certificate stops being valid (epoch ms); null for http. */
+  certificateValidTo: number | null;
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
@@ -129,7 +131,7 @@ export async function guardedFetch(input: string | URL, options: GuardedFetchOpt
       life.host = target.host;
       const hopStarted = performance.now();
       const addresses = await life.race(resolveHost(target.host, target.literal, policy, resolver));
-      const { res, remoteAddress } = await sendRequest(
+      const { res, remoteAddress, certificateValidTo } = await sendRequest(
         { target, addresses, method, headers, body, connectTimeoutMs, ca: options.ca },
         life,
       );
@@ -151,6 +153,7 @@ export async function guardedFetch(input: string | URL, options: GuardedFetchOpt
           redirects,
           truncated: read.truncated,
           remoteAddress,
+          certificateValidTo,
         };
       }
 

@@ -24,6 +24,16 @@ export interface Hop {
 export interface Exchange {
   res: IncomingMessage;
   remoteAddress: string;
+  /** https: when the server's certificate stops being valid (epoch ms); null for http or when unknown. */
+  certificateValidTo: number | null;
+}
+
+/** The end of the peer certificate's validity on a TLS socket, or null. */
+function certificateValidTo(socket: unknown): number | null {
+  const tls = socket as { getPeerCertificate?: () => { valid_to?: string } | null } | null;
+  const validTo = tls?.getPeerCertificate?.()?.valid_to;
+  const t = validTo ? Date.parse(validTo) : NaN;
+  return Number.isFinite(t) ? t : null;
 }
 
 /**
@@ -129,7 +139,7 @@ function start(
     responded = true;
     clearConnectTimer();
     life.clear();
-    resolve({ res, remoteAddress: res.socket?.remoteAddress ?? '' });
+    resolve({ res, remoteAddress: res.socket?.remoteAddress ?? '', certificateValidTo: target.https ? certificateValidTo(res.socket) : null });
   });
   // A 101 (or any upgrade) is not an HTTP response: Node hands the socket to an 'upgrade'
   // listener, and without one drops it while emitting neither 'response' nor 'error'. Taking

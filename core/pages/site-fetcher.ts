@@ -24,6 +24,8 @@ export interface FetchedPage {
   analysis: PageAnalysis | null;
   /** Why the page could not be fetched, when it could not. */
   error: FetchError | null;
+  /** https: when the certificate of the host that answered stops being valid (epoch ms); else null. */
+  certificateValidTo: number | null;
 }
 
 /** Why a check or crawl fails when its website is not on the public internet. */
@@ -83,7 +85,7 @@ export class SiteFetcher {
     } catch (err) {
       if (!(err instanceof FetchError)) throw err;
       if (err.code === 'aborted') throw err;
-      return { record: emptyRecord(url, err.redirects, blocked), analysis: null, error: err };
+      return { record: emptyRecord(url, err.redirects, blocked), analysis: null, error: err, certificateValidTo: null };
     }
     // Not HTML: the analysis still reads X-Robots-Tag and Link headers, and finds no links.
     const analysis = analyzeHtml(res.body, { url: res.finalUrl, headers: res.headers });
@@ -101,19 +103,26 @@ export class SiteFetcher {
       },
       analysis,
       error: null,
+      certificateValidTo: res.certificateValidTo,
     };
   }
 
   /** robots.txt of a site, read as crawlers read it (4xx: allow all; 5xx or unreachable: disallow all). */
   async robotsTxt(siteUrl: string): Promise<RobotsTxt> {
+    return (await this.robotsTxtFile(siteUrl)).robots;
+  }
+
+  /** robots.txt's rules with what it answered: its status (null: no answer) and its text (2xx only). */
+  async robotsTxtFile(siteUrl: string): Promise<{ robots: RobotsTxt; status: number | null; text: string | null }> {
     const url = robotsTxtUrl(siteUrl);
-    if (!url) return robotsTxtFromResponse(siteUrl, { status: null });
+    if (!url) return { robots: robotsTxtFromResponse(siteUrl, { status: null }), status: null, text: null };
     try {
       const res = await guardedFetch(url, this.options({ maxBodyBytes: 512 * 1024, truncate: true }));
-      return robotsTxtFromResponse(url, { status: res.status, body: res.body });
+      const ok = res.status >= 200 && res.status < 300;
+      return { robots: robotsTxtFromResponse(url, { status: res.status, body: res.body }), status: res.status, text: ok ? res.body.toString('utf8') : null };
     } catch (err) {
       if (err instanceof FetchError && err.code === 'aborted') throw err;
-      return robotsTxtFromResponse(url, { status: null });
+      return { robots: robotsTxtFromResponse(url, { status: null }), status: null, text: null };
     }
   }
 

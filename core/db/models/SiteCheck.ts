@@ -1,5 +1,6 @@
 import { Model } from 'objection';
 import type { Schemas } from '../../contract/index.ts';
+import type { SiteFacts } from '../../findings/index.ts';
 
 export type RunState = Schemas['RunState'];
 
@@ -8,7 +9,7 @@ export type Stored<F extends { explanation: string | null }> = Omit<F, 'explanat
 
 export class SiteCheck extends Model {
   static tableName = 'site_checks';
-  static jsonAttributes = ['pages', 'findings'];
+  static jsonAttributes = ['pages', 'findings', 'site'];
 
   declare id: string;
   declare workspace_id: string;
@@ -23,5 +24,7 @@ export class SiteCheck extends Model {
   /** What the check found when it finished: findings against its baseline and issues on its own. */
   declare findings: { findings?: Stored<Schemas['DeployFinding']>[]; issues?: Schemas['SiteCheckIssue'][] } | null;
   declare error: string | null;
+  /** What the check saw of the site as a whole (core/findings/site-kinds.ts), or null (older checks, failed ones). */
+  declare site: SiteFacts | null;
   declare created_at: number;
 }

@@ -973,17 +973,26 @@ export interface components {
          *     | `internal_links_dropped` | medium | same-origin links down to half or less, from at least 10 | no same-origin link |
          *     | `slower_response` | medium | time to first byte at least doubled and at least 500 ms slower | 2 s or more |
          *     | `page_weight_increased` | low | body at least doubled and at least 10 KB heavier, whatever the page's size | 3 MB or more |
+         *     | `certificate_expiring` | high | the home page's https certificate now expires within 14 days (or has expired), and the baseline did not see this certificate so close to its end | it expires within 14 days or has expired |
+         *     | `robots_txt_changed` | high | robots.txt differs from the baseline's and no production deploy was recorded between them | (never) |
+         *     | `sitemap_changed` | medium | the sitemap's URLs differ from the baseline's and no production deploy was recorded between them | (never) |
          *
          *     The weight rule is relative: a page of any size that at least doubled is heavier, so a 12 KB
          *     page that grew sevenfold (images inlined as base64) counts as much as a 1 MB page that doubled.
          *     The 10 KB floor only keeps tiny pages (a stub that gained a paragraph) from counting. The body
          *     is the document's own bytes as read (`bytes`, at most 5 MiB), not the resources it loads.
          *
+         *     `certificate_expiring`, `robots_txt_changed` and `sitemap_changed` are what only monitoring between deploys can catch: their `url` is the home
+         *     page, robots.txt or the first sitemap; `before` and `after` are the expiry date, the robots.txt
+         *     text (up to 500 characters each) and the sitemap's URL count with what was added and removed.
+         *     robots.txt and the sitemap changing with a deploy in between is the deploy's business (its
+         *     `robots_blocked` and crawl findings), so it is not reported.
+         *
          *     Content (title through weight) is compared only when the page answered 2xx both times from the
          *     same final URL: a page that now errors, is missing or redirects elsewhere reports that alone.
          * @enum {string}
          */
-        CheckFindingKind: "page_error" | "page_not_found" | "noindex_added" | "robots_blocked" | "nofollow_added" | "redirect_added" | "canonical_changed" | "title_missing" | "canonical_removed" | "meta_description_missing" | "h1_missing" | "structured_data_removed" | "hreflang_removed" | "content_shrunk" | "internal_links_dropped" | "slower_response" | "page_weight_increased";
+        CheckFindingKind: "page_error" | "page_not_found" | "noindex_added" | "robots_blocked" | "nofollow_added" | "redirect_added" | "canonical_changed" | "title_missing" | "canonical_removed" | "meta_description_missing" | "h1_missing" | "structured_data_removed" | "hreflang_removed" | "content_shrunk" | "internal_links_dropped" | "slower_response" | "page_weight_increased" | "certificate_expiring" | "robots_txt_changed" | "sitemap_changed";
         /**
          * @description How often the workspace's website is checked between deploys (checks with `trigger: "schedule"`):
          *
