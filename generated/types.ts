@@ -213,7 +213,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an invitation */
+        /**
+         * Accept an invitation
+         * @description Accept an invitation with the token from its email; no API key. The user with the
+         *     invitation's email (or a new one) joins the workspace with its role. Single use: 409
+         *     `invitation_used` after the first time, 409 `invitation_expired` after 7 days, 404 for an
+         *     unknown, tampered or withdrawn token; none of those changes anything.
+         */
         post: operations["InvitationAcceptance_accept"];
         delete?: never;
         options?: never;
