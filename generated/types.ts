@@ -2109,7 +2109,10 @@ export interface components {
          * @example 3f9c2ab
          */
         commitSha: string;
-        /** @description An email address, up to 320 characters. */
+        /**
+         * @description An email address, up to 320 characters.
+         * @example dana@acme.example
+         */
         emailAddress: string;
         /** @description An environment name, as deploys carry it (1 to 32 characters). */
         environmentName: string;
