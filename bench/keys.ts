@@ -75,7 +75,7 @@ await runBenchmark(scratch, async () => {
   const lines = [
     '# bench:keys',
     '',
-    ...machineLines('npm run bench:keys').filter((l) => !/autocannon|Columns|Shared machine|^- Load/.test(l)),
+    ...machineLines('npm run bench:keys').filter((l) => !/^- (Columns|Shared machine|Load)/.test(l)),
     '',
     `One API server process per engine (rate limit off), a fresh database each. Each request is \`POST /v1/api-keys\` (a key bound to the workspace, scopes deploys and search) by an all-scope key: the escalation checks, the key's insert and its \`api_key.created\` security row in one write transaction. ${WARMUP} creations warm the server up first and are not counted. Latency is measured by the client, from request to the whole answer.`,
     '',

@@ -215,9 +215,10 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation
-         * @description Join the invitation's workspace with the token from its email; no API key. A token that can
-         *     no longer be used is `409 invitation_used` or `409 invitation_expired`; an unknown, tampered
-         *     or withdrawn one is `404`.
+         * @description Accept an invitation with the token from its email; no API key. The user with the
+         *     invitation's email (or a new one) joins the workspace with its role. Single use: 409
+         *     `invitation_used` after the first time, 409 `invitation_expired` after 7 days, 404 for an
+         *     unknown, tampered or withdrawn token; none of those changes anything.
          */
         post: operations["InvitationAcceptance_accept"];
         delete?: never;
@@ -2451,7 +2452,10 @@ export interface components {
          * @example 3f9c2ab
          */
         commitSha: string;
-        /** @description An email address, up to 320 characters. */
+        /**
+         * @description An email address, up to 320 characters.
+         * @example dana@acme.example
+         */
         emailAddress: string;
         /** @description An environment name, as deploys carry it (1 to 32 characters). */
         environmentName: string;
