@@ -128,13 +128,14 @@ for (const engine of engines()) {
     test('kill -9 in the middle of a job: another worker runs it after the lease expires, once', async () => {
       const a = startWorker(url);
       await a.ready;
-      // Long enough that a is still in the job when b has started, on a machine busy with other tests.
       const { id } = await enqueueKind(db, 'test_record', { sleepMs: 6000 });
       await waitFor('job started on a', async () => (await count(db, { job_id: id, phase: 'start', pid: a.pid })) === 1);
-      const b = startWorker(url);
-      await b.ready;
+      // Killed while in the job; b starts only then, so however long a cold start takes on a busy
+      // machine, a can never finish the job first.
       a.child.kill('SIGKILL');
       await a.exited;
+      const b = startWorker(url);
+      await b.ready;
       await waitFor('job done', async () => (await jobRow(db, id)).state === 'done', 20_000);
       const runs = (await db('job_test_runs').where({ job_id: id }).orderBy('n')) as Array<{
         pid: number;
