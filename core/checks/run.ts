@@ -3,11 +3,12 @@ import { Deploy, SiteCheck, Workspace, withTransaction, type Db } from '../db/in
 import type { Schemas } from '../contract/index.ts';
 import { checkPublicUrl } from '../net/index.ts';
 import { SiteFetcher, notPublicMessage, type SiteFetcherOptions } from '../pages/index.ts';
-import { compareChecks, judgeCheck, rankCauses } from '../findings/index.ts';
+import { bySeverity, compareChecks, compareRendered, judgeCheck, rankCauses } from '../findings/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { nowMs } from '../platform/index.ts';
 import { enqueue } from '../jobs/index.ts';
 import { clicksByUrl } from '../search-data/index.ts';
+import { renderPages } from '../render/index.ts';
 import { chooseKeyPages } from './key-pages.ts';
 import { finishedCheckBefore } from './checks.ts';
 import { siteCheckToApi } from './to-api.ts';
@@ -17,6 +18,8 @@ export interface RunOptions extends Omit<SiteFetcherOptions, 'signal'> {
   log: Logger;
   /** Pages fetched at once. */
   concurrency?: number;
+  /** Rendered checks (RENDER_*); absent: HTML only, as with RENDER_CHECKS=off. */
+  render?: { mode: 'auto' | 'on' | 'off'; runs: number; timeoutMs: number };
 }
 
 /** Runs `fn` over `items` with at most `limit` at once, keeping the input order in the result. */
@@ -63,17 +66,32 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
   }
   const keyPages = await chooseKeyPages(db, { workspaceId: check.workspace_id, home: first.record.finalUrl || home, fetcher, robots });
   const rest = await mapLimit(keyPages, o.concurrency ?? 4, (url) => fetcher.page(url, robots));
-  const pages = [first.record, ...rest.map((p) => p.record)];
+  const fetched = [first.record, ...rest.map((p) => p.record)];
+  const pages = await withRenders(fetched, o);
 
   const baseline = await finishedCheckBefore(db, check.workspace_id, Number(check.scheduled_at));
   const changes = check.deploy_id ? ((await Deploy.query(db).findById(check.deploy_id).select('changes'))?.changes ?? []) : [];
-  const raw = baseline ? compareChecks(baseline.pages, pages) : [];
+  const raw = baseline ? [...compareChecks(baseline.pages, pages), ...compareRendered(baseline.pages, pages)].sort(bySeverity) : [];
   const spread = (kind: string) => raw.filter((f) => f.kind === kind).length / pages.length;
   // Clicks as of now, for the events' payloads; the API reads them again when a finding is read.
   const clicks = await clicksByUrl(db, check.workspace_id, raw.map((f) => f.url));
   const findings: Schemas['DeployFinding'][] = raw.map((f) => ({ ...f, clicks: clicks.get(f.url) ?? 0, causes: rankCauses(f.kind, f.url, changes, { spread: spread(f.kind) }) }));
   await finishCheck(db, checkId, { pages, findings, issues: judgeCheck(pages), baselineId: baseline?.id ?? null });
   o.log.info({ checkId, pages: pages.length, findings: findings.length, ms: nowMs() - startedAt }, 'site check finished');
+}
+
+/**
+ * Each page with its render record: pages that answered 2xx are rendered (home page and key
+ * pages alike); the others are `skipped`, their HTML status already says what is wrong.
+ */
+async function withRenders(pages: Schemas['PageRecord'][], o: RunOptions): Promise<Schemas['PageRecord'][]> {
+  const answered = (p: Schemas['PageRecord']) => p.status !== null && p.status >= 200 && p.status < 300;
+  const { renders } = await renderPages(
+    pages.filter(answered).map((p) => p.url),
+    { mode: o.render?.mode ?? 'off', runs: o.render?.runs ?? 3, timeoutMs: o.render?.timeoutMs ?? 30_000, allowPrivateNetwork: o.allowPrivateNetwork === true, log: o.log, signal: o.signal },
+  );
+  const notRendered = { state: 'skipped' as const, reason: 'the page did not answer 2xx', runs: 0, title: null, canonical: null, robots: [], metrics: null, weight: null, scores: null };
+  return pages.map((p) => ({ ...p, render: renders.get(p.url) ?? notRendered }));
 }
 
 interface Outcome {

@@ -485,6 +485,13 @@ export interface components {
             type: string;
             id: string | null;
         };
+        /** @description Lighthouse category scores of a rendered page, 0 to 100, medians of the runs. */
+        CategoryScores: {
+            performance: number | null;
+            accessibility: number | null;
+            bestPractices: number | null;
+            seo: number | null;
+        };
         /**
          * @description A likely cause of a finding among the deploy's changed files. Each change is scored 0 to 1 by
          *     how well one of its signals explains the finding's kind (weight 0.45: e.g. a removed
@@ -559,6 +566,13 @@ export interface components {
          *
          *     Content (title through weight) is compared only when the page answered 2xx both times from the
          *     same final URL: a page that now errors, is missing or redirects elsewhere reports that alone.
+         *
+         *     **Rendered tags.** When a page was rendered in both checks (`render.state: rendered`), the kinds
+         *     `noindex_added`, `nofollow_added`, `title_missing`, `canonical_changed` and `canonical_removed`
+         *     are judged on the rendered DOM too (its title, canonical URL and meta robots, with the HTML's
+         *     X-Robots-Tag). Where the HTML did not change but the rendered value did, the finding's `after`
+         *     ends with ` (set by JavaScript)`, e.g. `"noindex (set by JavaScript)"`. A page whose render
+         *     failed or was skipped in either check is judged on its HTML alone.
          * @enum {string}
          */
         CheckFindingKind: "page_error" | "page_not_found" | "noindex_added" | "robots_blocked" | "nofollow_added" | "redirect_added" | "canonical_changed" | "title_missing" | "canonical_removed" | "meta_description_missing" | "h1_missing" | "structured_data_removed" | "hreflang_removed" | "content_shrunk" | "internal_links_dropped" | "slower_response" | "page_weight_increased";
@@ -1253,6 +1267,41 @@ export interface components {
             internalLinks: number;
             /** @description Whether robots.txt disallows the page for crawlers. */
             blockedByRobotsTxt: boolean;
+            /**
+             * @description The page as a browser rendered it (`RENDER_CHECKS`); absent on checks made before rendered
+             *     checks existed.
+             */
+            render?: components["schemas"]["PageRender"];
+        };
+        /**
+         * @description A page rendered by Lighthouse in headless Chromium, `RENDER_RUNS` times (3 by default), every
+         *     value the median of the runs. The browser's every request goes through the same address guard
+         *     as the check's own requests: a page that asks for a non-public address gets no answer.
+         */
+        PageRender: {
+            state: components["schemas"]["RenderState"];
+            /** @description Why the page was not rendered (`failed`, `skipped`), else null. */
+            reason: string | null;
+            /**
+             * Format: int32
+             * @description Runs that finished.
+             */
+            runs: number;
+            /** @description The title of the rendered DOM (what JavaScript left there); null when absent or not rendered. */
+            title: string | null;
+            /** @description The canonical URL of the rendered DOM, resolved; null when absent or not rendered. */
+            canonical: string | null;
+            /** @description Meta robots (and googlebot) directives of the rendered DOM, lower case. */
+            robots: string[];
+            metrics: components["schemas"]["RenderMetrics"] | null;
+            /**
+             * @description Bytes transferred by resource type, as Lighthouse's resource summary counts them: `total`,
+             *     `document`, `script`, `stylesheet`, `image`, `font`, `media`, `other`.
+             */
+            weight: {
+                [key: string]: number;
+            } | null;
+            scores: components["schemas"]["CategoryScores"] | null;
         };
         /**
          * @description An RFC 9457 problem document, sent as `application/problem+json` for every error.
@@ -1294,6 +1343,27 @@ export interface components {
             /** Format: int32 */
             status: number;
         };
+        /** @description Lab metrics of a rendered page, medians of the runs (Lighthouse, simulated throttling). */
+        RenderMetrics: {
+            /** @description Largest Contentful Paint, ms. */
+            lcpMs: number | null;
+            /** @description Cumulative Layout Shift. */
+            cls: number | null;
+            /** @description Total Blocking Time, ms. */
+            tbtMs: number | null;
+            /** @description Speed Index, ms. */
+            speedIndexMs: number | null;
+        };
+        /**
+         * @description Whether a page was rendered in a browser.
+         * @enum {string}
+         */
+        RenderState: "rendered" | "failed" | "skipped";
+        /**
+         * @description How a check saw its pages.
+         * @enum {string}
+         */
+        Rendering: "browser" | "html_only";
         /**
          * @description The repository host of a connection.
          * @enum {string}
@@ -1372,6 +1442,14 @@ export interface components {
             finishedAt: string | null;
             /** @description One record per page looked at; `[]` until the check has run. */
             pages: components["schemas"]["PageRecord"][];
+            /**
+             * @description Whether pages were also rendered in a browser (`browser`) or judged on their HTML alone
+             *     (`html_only`: rendering off, no browser found, a check made before rendering existed, or one
+             *     that has not run yet). An HTML-only check raises no rendered finding.
+             */
+            rendering: components["schemas"]["Rendering"];
+            /** @description Why the check is `html_only`, or null. */
+            renderingNote: string | null;
             /** @description Why the check failed, or null. */
             error: string | null;
         };
