@@ -3,35 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { Audit, Gatherer, type Config, type Flags } from 'lighthouse';
+import { BROWSER_PATH, CHROME_FLAGS } from './browser.ts';
 
 // One page rendered by Lighthouse in a fresh headless Chromium, `runs` times. Everything the
 // browser asks for goes through the guard proxy (guard-proxy.ts). Lighthouse's default (mobile)
 // preset, the four categories it has by default; the metrics are simulated from the trace
 // (Lighthouse's `simulate` throttling), which is what keeps run-to-run noise small.
-
-/** Where Debian's `chromium` package puts the browser (.ci/run installs it). */
-export const BROWSER_PATH = '/usr/bin/chromium';
-
-/** Chromium flags: headless, no sandbox (containers run as root), nothing that phones home. */
-export const CHROME_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-export function browserAvailable(): boolean {
-  try {
-    fs.accessSync(BROWSER_PATH, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** What one run saw. */
 export interface RunResult {

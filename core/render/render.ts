@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Schemas } from '../contract/index.ts';
 import { startGuardProxy } from './guard-proxy.ts';
-import { BROWSER_PATH, browserAvailable, renderRuns, type RunResult } from './lighthouse.ts';
+import { BROWSER_PATH, browserAvailable } from './browser.ts';
+import type { RunResult } from './lighthouse.ts';
 
 type PageRender = Schemas['PageRender'];
 
@@ -101,6 +102,8 @@ export async function renderPages(urls: readonly string[], s: RenderSettings): P
     for (const u of urls) renders.set(u, empty('failed', `no browser found at ${BROWSER_PATH}`));
     return { renders, htmlOnlyNote: null };
   }
+  // Loaded on first use only (see browser.ts).
+  const { renderRuns } = await import('./lighthouse.ts');
   const proxy = await startGuardProxy({ allowPrivateNetwork: s.allowPrivateNetwork });
   try {
     for (const url of urls) {
