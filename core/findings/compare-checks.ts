@@ -33,7 +33,10 @@ export function compareChecks(baseline: readonly Page[], current: readonly Page[
     const sameContent = answered(b) && answered(after) && b.finalUrl === after.finalUrl;
     for (const rule of CHECK_KINDS) {
       if (rule.needsContent && !sameContent) continue;
-      if (rule.worse(b, after)) out.push({ kind: rule.kind, severity: rule.severity, url: after.url, before: rule.explain(b), after: rule.explain(after) });
+      if (rule.worse(b, after)) {
+        const text = rule.explainPair ? rule.explainPair(b, after) : { before: rule.explain(b), after: rule.explain(after) };
+        out.push({ kind: rule.kind, severity: rule.severity, url: after.url, ...text });
+      }
     }
   }
   return out.sort(bySeverity);

@@ -558,6 +558,11 @@ export interface components {
          *     | `internal_links_dropped` | medium | same-origin links down to half or less, from at least 10 | no same-origin link |
          *     | `slower_response` | medium | time to first byte at least doubled and at least 500 ms slower | 2 s or more |
          *     | `page_weight_increased` | low | body at least doubled and at least 10 KB heavier, whatever the page's size | 3 MB or more |
+         *     | `lcp_regressed` | medium | rendered in both: Largest Contentful Paint at least 500 ms slower and at least 1.2 times the baseline | (never) |
+         *     | `cls_regressed` | medium | rendered in both: Cumulative Layout Shift at least 0.05 higher | (never) |
+         *     | `tbt_regressed` | medium | rendered in both: Total Blocking Time at least 400 ms longer | (never) |
+         *     | `total_weight_increased` | low | rendered in both: bytes the browser transferred (`render.weight.total`) at least 1.25 times and at least 20 KB more | (never) |
+         *     | `category_score_dropped` | medium | rendered in both: a Lighthouse category score at least 10 points lower; `before` and `after` name each category that dropped (`"performance 96"` -> `"performance 71"`) | (never) |
          *
          *     The weight rule is relative: a page of any size that at least doubled is heavier, so a 12 KB
          *     page that grew sevenfold (images inlined as base64) counts as much as a 1 MB page that doubled.
@@ -567,6 +572,12 @@ export interface components {
          *     Content (title through weight) is compared only when the page answered 2xx both times from the
          *     same final URL: a page that now errors, is missing or redirects elsewhere reports that alone.
          *
+         *     **Rendered metrics.** The last five kinds compare the medians of the `RENDER_RUNS` runs of the
+         *     two checks (`render.metrics`, `render.weight`, `render.scores`), only where the page was
+         *     rendered in both. Each band is wider than the run-to-run spread measured by rendering the
+         *     fixture pages repeatedly (`npm run bench:render`, bench/results/render.md), so noise alone
+         *     raises none of them. A failed or skipped render raises none.
+         *
          *     **Rendered tags.** When a page was rendered in both checks (`render.state: rendered`), the kinds
          *     `noindex_added`, `nofollow_added`, `title_missing`, `canonical_changed` and `canonical_removed`
          *     are judged on the rendered DOM too (its title, canonical URL and meta robots, with the HTML's
@@ -575,7 +586,7 @@ export interface components {
          *     failed or was skipped in either check is judged on its HTML alone.
          * @enum {string}
          */
-        CheckFindingKind: "page_error" | "page_not_found" | "noindex_added" | "robots_blocked" | "nofollow_added" | "redirect_added" | "canonical_changed" | "title_missing" | "canonical_removed" | "meta_description_missing" | "h1_missing" | "structured_data_removed" | "hreflang_removed" | "content_shrunk" | "internal_links_dropped" | "slower_response" | "page_weight_increased";
+        CheckFindingKind: "page_error" | "page_not_found" | "noindex_added" | "robots_blocked" | "nofollow_added" | "redirect_added" | "canonical_changed" | "title_missing" | "canonical_removed" | "meta_description_missing" | "h1_missing" | "structured_data_removed" | "hreflang_removed" | "content_shrunk" | "internal_links_dropped" | "slower_response" | "page_weight_increased" | "lcp_regressed" | "cls_regressed" | "tbt_regressed" | "total_weight_increased" | "category_score_dropped";
         /**
          * @description What started a site check.
          * @enum {string}
