@@ -81,6 +81,18 @@ export function summarize(runs: RunResult[]): PageRender {
 }
 
 /**
+ * One browser at a time per process: a worker running several checks at once (WORKER_CONCURRENCY)
+ * renders their pages in turn, so its memory holds one browser (about 1.2 GiB at peak, measured by
+ * bench:render) whatever the concurrency. The time limit of a run starts when its turn comes.
+ */
+let lane: Promise<unknown> = Promise.resolve();
+function inTurn<T>(fn: () => Promise<T>): Promise<T> {
+  const run = lane.then(fn, fn);
+  lane = run.catch(() => undefined);
+  return run;
+}
+
+/**
  * Renders each page (one at a time: a browser is the heaviest thing a worker runs) and returns
  * its record. A page whose render fails is marked `failed` with the reason; it never fails the
  * check. With rendering off or no browser, every page is `skipped` and the check is HTML-only.
@@ -112,7 +124,7 @@ export async function renderPages(urls: readonly string[], s: RenderSettings): P
         continue;
       }
       try {
-        renders.set(url, summarize(await renderRuns(url, { runs: s.runs, timeoutMs: s.timeoutMs, proxy: proxy.address })));
+        renders.set(url, summarize(await inTurn(() => renderRuns(url, { runs: s.runs, timeoutMs: s.timeoutMs, proxy: proxy.address }))));
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         s.log.info({ url, reason }, 'page render failed');
