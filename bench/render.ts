@@ -8,7 +8,9 @@
 // is rendered BENCH_RENDER_REPEATS times (5) and the spread (max - min) of its medians is the
 // noise a finding must exceed. Writes bench/results/render.md. Needs /usr/bin/chromium.
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import pino from 'pino';
 import { browserAvailable, renderPages } from '../core/render/index.ts';
 import type { Schemas } from '../core/contract/index.ts';
@@ -19,8 +21,31 @@ const RUNS = Number(process.env.RENDER_RUNS || 3);
 const REPEATS = Number(process.env.BENCH_RENDER_REPEATS || 5);
 const TARGET_PAGES_PER_MINUTE = 20;
 
-/** A PNG-typed body of `n` bytes (the browser counts its bytes; it need not decode). */
-const image = (n: number) => ({ body: Buffer.alloc(n, 7), contentType: 'image/png' });
+/**
+ * A real PNG of about `n` bytes: random RGB pixels, so it does not compress. An image the browser
+ * cannot decode is given up part-way, at a point that varies, and its bytes with it.
+ */
+function image(n: number): { body: Buffer; contentType: string } {
+  const w = 200;
+  const h = Math.max(1, Math.round(n / (1 + w * 3)));
+  const raw = Buffer.alloc(h * (1 + w * 3));
+  for (let y = 0; y < h; y++) crypto.randomFillSync(raw, y * (1 + w * 3) + 1, w * 3);
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(body) >>> 0);
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // RGB
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return { body: png, contentType: 'image/png' };
+}
 
 function publish(site: FixtureSite): string[] {
   const words = 400;
