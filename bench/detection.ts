@@ -33,7 +33,8 @@ import { CORPUS, FRAMEWORKS, type Scenario } from './lib/detection-corpus.ts';
 import { toApiChange } from './lib/detection/changes.ts';
 import { applyPatch, pageCount, publish, type SiteModel } from './lib/detection/site.ts';
 
-const ENV = { SITE_CHECK_DELAY_SECONDS: '0', CRAWL_DELAY_SECONDS: '0', ALLOW_PRIVATE_NETWORK: '1', CRAWL_DELAY_MS: '0' };
+// HTML checks: the scenarios have no rendered-check variants yet (a browser run is seconds a page).
+const ENV = { SITE_CHECK_DELAY_SECONDS: '0', CRAWL_DELAY_SECONDS: '0', ALLOW_PRIVATE_NETWORK: '1', CRAWL_DELAY_MS: '0', RENDER_CHECKS: 'off' };
 const TARGETS = { recall: 0.95, top1: 0.9, fpPer10: 1 };
 const ONLY = process.env.BENCH_ONLY ?? '';
 

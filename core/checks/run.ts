@@ -3,11 +3,12 @@ import { Deploy, SiteCheck, Workspace, withTransaction, type Db } from '../db/in
 import type { Schemas } from '../contract/index.ts';
 import { checkPublicUrl } from '../net/index.ts';
 import { SiteFetcher, notPublicMessage, robotsTxtUrl, type FetchedPage, type SiteFetcherOptions } from '../pages/index.ts';
-import { bySeverity, compareChecks, compareSites, judgeCheck, judgeSite, rankCauses, ROBOTS_TEXT_KEPT, SITEMAP_URLS_KEPT, type SiteFacts } from '../findings/index.ts';
+import { bySeverity, compareChecks, compareRendered, compareSites, judgeCheck, judgeSite, rankCauses, ROBOTS_TEXT_KEPT, SITEMAP_URLS_KEPT, type SiteFacts } from '../findings/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { nowMs } from '../platform/index.ts';
 import { enqueue } from '../jobs/index.ts';
 import { clicksByUrl } from '../search-data/index.ts';
+import { renderPages } from '../render/index.ts';
 import { chooseKeyPages } from './key-pages.ts';
 import { finishedCheckBefore } from './checks.ts';
 import { suspectChanges } from './suspects.ts';
@@ -18,6 +19,8 @@ export interface RunOptions extends Omit<SiteFetcherOptions, 'signal'> {
   log: Logger;
   /** Pages fetched at once. */
   concurrency?: number;
+  /** Rendered checks (RENDER_*); absent: HTML only, as with RENDER_CHECKS=off. */
+  render?: { mode: 'auto' | 'on' | 'off'; runs: number; timeoutMs: number };
 }
 
 /** Runs `fn` over `items` with at most `limit` at once, keeping the input order in the result. */
@@ -65,7 +68,8 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
   }
   const keyPages = await chooseKeyPages(db, { workspaceId: check.workspace_id, home: first.record.finalUrl || home, fetcher, robots });
   const rest = await mapLimit(keyPages, o.concurrency ?? 4, (url) => fetcher.page(url, robots));
-  const pages = [first.record, ...rest.map((p) => p.record)];
+  const fetched = [first.record, ...rest.map((p) => p.record)];
+  const pages = await withRenders(fetched, o);
 
   const site = await siteFacts(fetcher, robotsFile, first, startedAt);
 
@@ -73,7 +77,7 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
   const { changes, explanation, deploys } = baseline
     ? await suspectChanges(db, check, Number(baseline.started_at ?? baseline.scheduled_at), startedAt, 'check')
     : { changes: [], explanation: null, deploys: 0 };
-  const raw = baseline ? [...compareSites(baseline.site, site, { checkedAt: startedAt, deploysBetween: deploys }), ...compareChecks(baseline.pages, pages)].sort(bySeverity) : [];
+  const raw = baseline ? [...compareSites(baseline.site, site, { checkedAt: startedAt, deploysBetween: deploys }), ...compareChecks(baseline.pages, pages), ...compareRendered(baseline.pages, pages)].sort(bySeverity) : [];
   const spread = (kind: string) => raw.filter((f) => f.kind === kind).length / pages.length;
   // Clicks as of now, for the events' payloads; the API reads them again when a finding is read.
   const clicks = await clicksByUrl(db, check.workspace_id, raw.map((f) => f.url));
@@ -97,6 +101,20 @@ async function siteFacts(fetcher: SiteFetcher, robotsFile: Awaited<ReturnType<Si
     sitemapUrl: sitemap.reachable ? (robotsFile.robots.sitemaps[0] ?? new URL('/sitemap.xml', home).href) : null,
     sitemapUrls: sitemap.reachable ? urls.slice(0, SITEMAP_URLS_KEPT) : null,
   };
+}
+
+/**
+ * Each page with its render record: pages that answered 2xx are rendered (home page and key
+ * pages alike); the others are `skipped`, their HTML status already says what is wrong.
+ */
+async function withRenders(pages: Schemas['PageRecord'][], o: RunOptions): Promise<Schemas['PageRecord'][]> {
+  const answered = (p: Schemas['PageRecord']) => p.status !== null && p.status >= 200 && p.status < 300;
+  const { renders } = await renderPages(
+    pages.filter(answered).map((p) => p.url),
+    { mode: o.render?.mode ?? 'off', runs: o.render?.runs ?? 3, timeoutMs: o.render?.timeoutMs ?? 30_000, allowPrivateNetwork: o.allowPrivateNetwork === true, log: o.log, signal: o.signal },
+  );
+  const notRendered = { state: 'skipped' as const, reason: 'the page did not answer 2xx', runs: 0, title: null, canonical: null, robots: [], metrics: null, weight: null, scores: null };
+  return pages.map((p) => ({ ...p, render: renders.get(p.url) ?? notRendered }));
 }
 
 interface Outcome {

@@ -3,6 +3,7 @@ import type { Schemas } from '../contract/index.ts';
 import { toIso } from '../platform/index.ts';
 
 export function siteCheckToApi(row: SiteCheck): Schemas['SiteCheck'] {
+  const pages = row.pages ?? [];
   return {
     id: row.id,
     workspaceId: row.workspace_id,
@@ -12,7 +13,20 @@ export function siteCheckToApi(row: SiteCheck): Schemas['SiteCheck'] {
     scheduledAt: toIso(row.scheduled_at)!,
     startedAt: toIso(row.started_at),
     finishedAt: toIso(row.finished_at),
-    pages: row.pages ?? [],
+    pages,
+    ...rendering(pages, row.state),
     error: row.error,
   };
+}
+
+/**
+ * Derived from the pages' render records: a check rendered in a browser when any page was
+ * rendered or tried (a failed render is the browser's failure, not HTML-only); otherwise it is
+ * HTML-only and says why (the reason its pages were skipped).
+ */
+function rendering(pages: Schemas['PageRecord'][], state: SiteCheck['state']): Pick<Schemas['SiteCheck'], 'rendering' | 'renderingNote'> {
+  if (pages.some((p) => p.render && p.render.state !== 'skipped' )) return { rendering: 'browser', renderingNote: null };
+  const skipped = pages.find((p) => p.render?.state === 'skipped')?.render?.reason;
+  const note = skipped ?? (state === 'queued' || state === 'running' ? 'the check has not run yet' : 'the check did not render its pages');
+  return { rendering: 'html_only', renderingNote: note };
 }

@@ -108,6 +108,33 @@ export const CAUSES: Record<FindingKind, Explains> = {
     signals: { image: { added: 1 }, script: { added: 0.9 }, font: { added: 0.8 }, stylesheet: { added: 0.8 }, lazy_loading: { removed: 0.8 }, dependency: both(0.6) },
   },
 
+  // Rendered metrics. The largest paint: images (and their lazy loading), fonts, render-blocking
+  // styles and scripts, the components that place them.
+  lcp_regressed: {
+    categories: { asset: 1, script: 0.8, style: 0.8, component: 0.7, template: 0.7, page: 0.6, dependencies: 0.6, build: 0.4 },
+    signals: { image: { added: 1, removed: 0.3 }, lazy_loading: both(0.9), font: { added: 0.8 }, stylesheet: { added: 0.7 }, script: { added: 0.7 }, dependency: both(0.5) },
+  },
+  // Layout shift: images without room kept, web fonts swapping, styles and late-injected markup.
+  cls_regressed: {
+    categories: { style: 1, component: 0.8, template: 0.8, asset: 0.6, page: 0.6, script: 0.6 },
+    signals: { image: { added: 0.9 }, stylesheet: both(0.8), font: { added: 0.7, removed: 0.5 }, lazy_loading: both(0.5), script: { added: 0.6 } },
+  },
+  // Main-thread blocking: scripts and the packages they bundle.
+  tbt_regressed: {
+    categories: { script: 1, dependencies: 0.9, component: 0.6, build: 0.6, template: 0.4, page: 0.4 },
+    signals: { script: { added: 1 }, dependency: both(0.9) },
+  },
+  // What the browser downloads: images, scripts, styles, fonts, packages.
+  total_weight_increased: {
+    categories: { asset: 1, script: 0.9, style: 0.8, dependencies: 0.8, component: 0.5, template: 0.5, page: 0.4, build: 0.4 },
+    signals: { image: { added: 1 }, script: { added: 0.9 }, font: { added: 0.8 }, stylesheet: { added: 0.8 }, lazy_loading: { removed: 0.8 }, dependency: both(0.7) },
+  },
+  // A Lighthouse category: any of the above, or the markup the SEO and accessibility audits read.
+  category_score_dropped: {
+    categories: { script: 0.8, asset: 0.8, style: 0.7, component: 0.7, template: 0.7, page: 0.7, dependencies: 0.6, content: 0.4 },
+    signals: { script: { added: 0.7 }, image: { added: 0.7 }, lazy_loading: { removed: 0.6 }, meta_robots: { added: 0.6 }, title: { removed: 0.5 }, stylesheet: { added: 0.5 }, font: { added: 0.5 }, dependency: both(0.5) },
+  },
+
   // Crawl findings.
   // A link now points at a page that fails: a new link, or its target's route removed.
   broken_link: {

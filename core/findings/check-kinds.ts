@@ -26,6 +26,25 @@ export const SLOWER_RESPONSE = { ratio: 2, minIncreaseMs: 500, slowMs: 2000 } as
  */
 export const HEAVIER_PAGE = { ratio: 2, minIncreaseBytes: 10_000, heavyBytes: 3_000_000 } as const;
 
+/**
+ * Rendered metrics (medians of RENDER_RUNS Lighthouse runs): how much worse the after-median must
+ * be than the before-median to count. Each band is above the largest run-to-run spread that
+ * bench:render measured on the fixture pages (bench/results/render.md), so noise alone never
+ * reaches it; spec/site-checks.tsp documents the same numbers.
+ */
+export const RENDER_BANDS = {
+  /** LCP: at least this much slower, and by this ratio. */
+  lcp: { minIncreaseMs: 500, ratio: 1.2 },
+  /** CLS: at least this much more shift. */
+  cls: { minIncrease: 0.05 },
+  /** TBT: at least this much more blocking (the measured spread reached 305 ms on a loaded machine). */
+  tbt: { minIncreaseMs: 400 },
+  /** Total transfer bytes: at least this ratio and this many bytes heavier. */
+  weight: { ratio: 1.25, minIncreaseBytes: 20_000 },
+  /** A category score (0 to 100): at least this many points lower. */
+  score: { minDrop: 10 },
+} as const;
+
 export interface CheckKindRule {
   kind: CheckFindingKind;
   severity: Severity;
@@ -40,6 +59,8 @@ export interface CheckKindRule {
   wrong?(page: Page): boolean;
   /** The page's value for this kind as a person reads it: a finding's before/after, an issue's value. */
   explain(page: Page): unknown;
+  /** When before/after depend on both pages (which category dropped): a finding's pair. */
+  explainPair?(before: Page, after: Page): { before: unknown; after: unknown };
 }
 
 const ok = (p: Page) => p.status !== null && p.status >= 200 && p.status < 300;
@@ -63,6 +84,35 @@ const sameUrl = (a: string, b: string) => {
   } catch {
     return a === b;
   }
+};
+
+/** The page's render when every run finished, else null: a failed or skipped render is never judged. */
+const rendered = (p: Page) => (p.render?.state === 'rendered' ? p.render : null);
+/** A rendered metric of both pages, or null when either lacks it. */
+function pair(b: Page, a: Page, get: (r: NonNullable<Page['render']>) => number | null | undefined): [number, number] | null {
+  const rb = rendered(b);
+  const ra = rendered(a);
+  const x = rb ? get(rb) : null;
+  const y = ra ? get(ra) : null;
+  return typeof x === 'number' && typeof y === 'number' ? [x, y] : null;
+}
+const CATEGORIES = [
+  ['performance', 'performance'],
+  ['accessibility', 'accessibility'],
+  ['bestPractices', 'best-practices'],
+  ['seo', 'SEO'],
+] as const;
+function droppedCategories(b: Page, a: Page): Array<{ name: string; before: number; after: number }> {
+  const out: Array<{ name: string; before: number; after: number }> = [];
+  for (const [key, name] of CATEGORIES) {
+    const v = pair(b, a, (r) => r.scores?.[key]);
+    if (v && v[0] - v[1] >= RENDER_BANDS.score.minDrop) out.push({ name, before: v[0], after: v[1] });
+  }
+  return out;
+}
+const renderedValue = (p: Page, text: (r: NonNullable<Page['render']>) => string | null) => {
+  const r = rendered(p);
+  return r ? text(r) : null;
 };
 
 export const CHECK_KINDS: readonly CheckKindRule[] = [
@@ -209,6 +259,59 @@ export const CHECK_KINDS: readonly CheckKindRule[] = [
     worse: (b, a) => b.bytes !== null && a.bytes !== null && a.bytes >= b.bytes * HEAVIER_PAGE.ratio && a.bytes - b.bytes >= HEAVIER_PAGE.minIncreaseBytes,
     wrong: (p) => ok(p) && p.bytes !== null && p.bytes >= HEAVIER_PAGE.heavyBytes,
     explain: (p) => size(p.bytes),
+  },
+  // Rendered metrics: judged only when the page was rendered in both checks, on the medians.
+  {
+    kind: 'lcp_regressed',
+    severity: 'medium',
+    needsContent: true,
+    worse: (b, a) => {
+      const v = pair(b, a, (r) => r.metrics?.lcpMs);
+      return v !== null && v[1] - v[0] >= RENDER_BANDS.lcp.minIncreaseMs && v[1] >= v[0] * RENDER_BANDS.lcp.ratio;
+    },
+    explain: (p) => renderedValue(p, (r) => ms(r.metrics?.lcpMs ?? null)),
+  },
+  {
+    kind: 'cls_regressed',
+    severity: 'medium',
+    needsContent: true,
+    worse: (b, a) => {
+      const v = pair(b, a, (r) => r.metrics?.cls);
+      return v !== null && v[1] - v[0] >= RENDER_BANDS.cls.minIncrease;
+    },
+    explain: (p) => renderedValue(p, (r) => (r.metrics?.cls == null ? null : r.metrics.cls.toFixed(3))),
+  },
+  {
+    kind: 'tbt_regressed',
+    severity: 'medium',
+    needsContent: true,
+    worse: (b, a) => {
+      const v = pair(b, a, (r) => r.metrics?.tbtMs);
+      return v !== null && v[1] - v[0] >= RENDER_BANDS.tbt.minIncreaseMs;
+    },
+    explain: (p) => renderedValue(p, (r) => ms(r.metrics?.tbtMs ?? null)),
+  },
+  {
+    kind: 'total_weight_increased',
+    severity: 'low',
+    needsContent: true,
+    worse: (b, a) => {
+      const v = pair(b, a, (r) => r.weight?.total);
+      return v !== null && v[1] >= v[0] * RENDER_BANDS.weight.ratio && v[1] - v[0] >= RENDER_BANDS.weight.minIncreaseBytes;
+    },
+    explain: (p) => renderedValue(p, (r) => size(r.weight?.total ?? null)),
+  },
+  {
+    kind: 'category_score_dropped',
+    severity: 'medium',
+    needsContent: true,
+    worse: (b, a) => droppedCategories(b, a).length > 0,
+    explain: (p) => renderedValue(p, (r) => CATEGORIES.map(([k, name]) => `${name} ${r.scores?.[k] ?? 'n/a'}`).join(', ')),
+    // Names only the categories that dropped: "performance 96" -> "performance 71".
+    explainPair: (b, a) => {
+      const d = droppedCategories(b, a);
+      return { before: d.map((x) => `${x.name} ${x.before}`).join(', '), after: d.map((x) => `${x.name} ${x.after}`).join(', ') };
+    },
   },
 ];
 

@@ -33,7 +33,10 @@ export function compareChecks(baseline: readonly Page[], current: readonly Page[
     const sameContent = answered(b) && answered(after) && b.finalUrl === after.finalUrl;
     for (const rule of CHECK_KINDS) {
       if (rule.needsContent && !sameContent) continue;
-      if (rule.worse(b, after)) out.push({ kind: rule.kind, severity: rule.severity, url: after.url, before: rule.explain(b), after: rule.explain(after) });
+      if (rule.worse(b, after)) {
+        const text = rule.explainPair ? rule.explainPair(b, after) : { before: rule.explain(b), after: rule.explain(after) };
+        out.push({ kind: rule.kind, severity: rule.severity, url: after.url, ...text });
+      }
     }
   }
   return out.sort(bySeverity);
@@ -45,6 +48,47 @@ export function judgeCheck(pages: readonly Page[]): Schemas['SiteCheckIssue'][] 
   for (const page of pages) {
     for (const rule of CHECK_KINDS) {
       if (rule.wrong?.(page)) out.push({ kind: rule.kind, severity: rule.severity, url: page.url, value: rule.explain(page) });
+    }
+  }
+  return out.sort(bySeverity);
+}
+
+/** The kinds judged on the rendered DOM as well (spec/site-checks.tsp, CheckFindingKind). */
+export const RENDERED_KINDS: ReadonlySet<CheckFindingKind> = new Set(['noindex_added', 'nofollow_added', 'title_missing', 'canonical_changed', 'canonical_removed']);
+
+/**
+ * The page as a search engine that renders sees it: the rendered title and canonical, and the
+ * rendered meta robots added to the HTML's directives (which hold X-Robots-Tag, a header no script
+ * can change; a directive the HTML had and a script removed still counts, so removing a tag never
+ * reads as adding one). Null unless fully rendered.
+ */
+function renderedView(p: Page): Page | null {
+  const r = p.render;
+  if (!r || r.state !== 'rendered') return null;
+  return { ...p, title: r.title, canonical: r.canonical, robots: [...new Set([...p.robots, ...r.robots])] };
+}
+
+/**
+ * The rendered-tag findings that the HTML comparison did not already report: a page rendered in
+ * both checks whose rendered value got worse. The HTML did not change that way, so JavaScript
+ * did it, and `after` says so. A page not rendered in either check (skipped, failed) adds nothing.
+ */
+export function compareRendered(baseline: readonly Page[], current: readonly Page[]): RawCheckFinding[] {
+  const before = new Map(baseline.map((p) => [p.url, p]));
+  const html = new Set(compareChecks(baseline, current).map((f) => `${f.kind} ${f.url}`));
+  const out: RawCheckFinding[] = [];
+  for (const after of current) {
+    const b = before.get(after.url);
+    const rb = b && renderedView(b);
+    const ra = renderedView(after);
+    if (!b || !rb || !ra) continue;
+    const sameContent = answered(b) && answered(after) && b.finalUrl === after.finalUrl;
+    for (const rule of CHECK_KINDS) {
+      if (!RENDERED_KINDS.has(rule.kind) || html.has(`${rule.kind} ${after.url}`)) continue;
+      if (rule.needsContent && !sameContent) continue;
+      if (rule.worse(rb, ra)) {
+        out.push({ kind: rule.kind, severity: rule.severity, url: after.url, before: rule.explain(rb), after: `${String(rule.explain(ra))} (set by JavaScript)` });
+      }
     }
   }
   return out.sort(bySeverity);

@@ -5,6 +5,6 @@ export { FetchError } from './fetch-error.ts';
 export type { FetchErrorCode, RedirectHop } from './fetch-error.ts';
 export { classifyAddress, checkHostName, checkPublicUrl } from './address-policy.ts';
 export type { AddressPolicyOptions, AddressVerdict, NameVerdict, UrlVerdict } from './address-policy.ts';
-export { systemResolver } from './resolve.ts';
+export { systemResolver, resolveHost } from './resolve.ts';
 export type { Resolver, ResolvedAddress } from './resolve.ts';
 export { closeIdleConnections } from './agents.ts';

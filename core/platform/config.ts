@@ -30,6 +30,12 @@ export interface Config {
   crawlDelayMs: number;
   /** One request of a check or crawl, everything included (lookups, redirects, body), ms. */
   fetchTimeoutMs: number;
+  /**
+   * RENDER_CHECKS, RENDER_RUNS, RENDER_TIMEOUT_MS: whether a check also renders its pages in
+   * headless Chromium (auto: when the browser is installed), how many Lighthouse runs per page
+   * (medians are kept), and how long one run may take.
+   */
+  render: { mode: 'auto' | 'on' | 'off'; runs: number; timeoutMs: number };
   /** Requests one API key may make per minute, counted across every API process; 0: no limit. */
   rateLimitPerMinute: number;
   /**
@@ -140,6 +146,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     crawlConcurrency: num(env, 'CRAWL_CONCURRENCY', 4, 1),
     crawlDelayMs: num(env, 'CRAWL_DELAY_MS', 10),
     fetchTimeoutMs: num(env, 'FETCH_TIMEOUT_MS', 15_000, 100),
+    render: {
+      mode: renderMode(env),
+      runs: Math.floor(num(env, 'RENDER_RUNS', 3, 1, 9)),
+      timeoutMs: num(env, 'RENDER_TIMEOUT_MS', 30_000, 1000),
+    },
     rateLimitPerMinute: Math.floor(num(env, 'RATE_LIMIT_PER_MINUTE', 6000)),
     metricsToken: token(env, 'METRICS_TOKEN'),
     metricsHost: env.METRICS_HOST || '127.0.0.1',
@@ -154,6 +165,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: num(env, 'HTTP_MAX_CONNECTIONS', 1024, 1),
     },
   };
+}
+
+function renderMode(env: NodeJS.ProcessEnv): Config['render']['mode'] {
+  const raw = env.RENDER_CHECKS;
+  if (raw === undefined || raw === '') return 'auto';
+  if (raw === 'auto' || raw === 'on' || raw === 'off') return raw;
+  throw new Error(`RENDER_CHECKS must be auto, on or off, got "${raw}"`);
 }
 
 /**

@@ -10,6 +10,7 @@ export const site_check: TaskHandler<'site_check'> = async (payload, ctx) => {
       allowPrivateNetwork: base.allowPrivateNetwork,
       timeoutMs: base.fetchTimeoutMs,
       concurrency: base.crawlConcurrency,
+      render: base.render,
       signal: ctx.signal,
       log: ctx.logger,
     });

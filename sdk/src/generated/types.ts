@@ -902,6 +902,13 @@ export interface components {
             /** @description The key itself, for the `X-API-Key` header. Store it now: it is kept only as a SHA-256 digest and never shown again. */
             key: string;
         } & components["schemas"]["ApiKey"];
+        /** @description Lighthouse category scores of a rendered page, 0 to 100, medians of the runs. */
+        CategoryScores: {
+            performance: number | null;
+            accessibility: number | null;
+            bestPractices: number | null;
+            seo: number | null;
+        };
         /**
          * @description A likely cause of a finding among the deploy's changed files. Each change is scored 0 to 1 by
          *     how well one of its signals explains the finding's kind (weight 0.45: e.g. a removed
@@ -977,6 +984,11 @@ export interface components {
          *     | `certificate_expiring` | high | the home page's https certificate now expires within 14 days (or has expired), and the baseline did not see this certificate so close to its end | it expires within 14 days or has expired |
          *     | `robots_txt_changed` | high | robots.txt differs from the baseline's and no production deploy was recorded between them | (never) |
          *     | `sitemap_changed` | medium | the sitemap's URLs differ from the baseline's and no production deploy was recorded between them | (never) |
+         *     | `lcp_regressed` | medium | rendered in both: Largest Contentful Paint at least 500 ms slower and at least 1.2 times the baseline | (never) |
+         *     | `cls_regressed` | medium | rendered in both: Cumulative Layout Shift at least 0.05 higher | (never) |
+         *     | `tbt_regressed` | medium | rendered in both: Total Blocking Time at least 400 ms longer | (never) |
+         *     | `total_weight_increased` | low | rendered in both: bytes the browser transferred (`render.weight.total`) at least 1.25 times and at least 20 KB more | (never) |
+         *     | `category_score_dropped` | medium | rendered in both: a Lighthouse category score at least 10 points lower; `before` and `after` name each category that dropped (`"performance 96"` -> `"performance 71"`) | (never) |
          *
          *     The weight rule is relative: a page of any size that at least doubled is heavier, so a 12 KB
          *     page that grew sevenfold (images inlined as base64) counts as much as a 1 MB page that doubled.
@@ -991,9 +1003,22 @@ export interface components {
          *
          *     Content (title through weight) is compared only when the page answered 2xx both times from the
          *     same final URL: a page that now errors, is missing or redirects elsewhere reports that alone.
+         *
+         *     **Rendered metrics.** The last five kinds compare the medians of the `RENDER_RUNS` runs of the
+         *     two checks (`render.metrics`, `render.weight`, `render.scores`), only where the page was
+         *     rendered in both. Each band is wider than the run-to-run spread measured by rendering the
+         *     fixture pages repeatedly (`npm run bench:render`, bench/results/render.md), so noise alone
+         *     raises none of them. A failed or skipped render raises none.
+         *
+         *     **Rendered tags.** When a page was rendered in both checks (`render.state: rendered`), the kinds
+         *     `noindex_added`, `nofollow_added`, `title_missing`, `canonical_changed` and `canonical_removed`
+         *     are judged on the rendered DOM too (its title, canonical URL and meta robots, with the HTML's
+         *     X-Robots-Tag). Where the HTML did not change but the rendered value did, the finding's `after`
+         *     ends with ` (set by JavaScript)`, e.g. `"noindex (set by JavaScript)"`. A page whose render
+         *     failed or was skipped in either check is judged on its HTML alone.
          * @enum {string}
          */
-        CheckFindingKind: "page_error" | "page_not_found" | "noindex_added" | "robots_blocked" | "nofollow_added" | "redirect_added" | "canonical_changed" | "title_missing" | "canonical_removed" | "meta_description_missing" | "h1_missing" | "structured_data_removed" | "hreflang_removed" | "content_shrunk" | "internal_links_dropped" | "slower_response" | "page_weight_increased" | "certificate_expiring" | "robots_txt_changed" | "sitemap_changed";
+        CheckFindingKind: "page_error" | "page_not_found" | "noindex_added" | "robots_blocked" | "nofollow_added" | "redirect_added" | "canonical_changed" | "title_missing" | "canonical_removed" | "meta_description_missing" | "h1_missing" | "structured_data_removed" | "hreflang_removed" | "content_shrunk" | "internal_links_dropped" | "slower_response" | "page_weight_increased" | "certificate_expiring" | "robots_txt_changed" | "sitemap_changed" | "lcp_regressed" | "cls_regressed" | "tbt_regressed" | "total_weight_increased" | "category_score_dropped";
         /**
          * @description How often the workspace's website is checked between deploys (checks with `trigger: "schedule"`):
          *
@@ -1836,6 +1861,41 @@ export interface components {
             internalLinks: number;
             /** @description Whether robots.txt disallows the page for crawlers. */
             blockedByRobotsTxt: boolean;
+            /**
+             * @description The page as a browser rendered it (`RENDER_CHECKS`); absent on checks made before rendered
+             *     checks existed.
+             */
+            render?: components["schemas"]["PageRender"];
+        };
+        /**
+         * @description A page rendered by Lighthouse in headless Chromium, `RENDER_RUNS` times (3 by default), every
+         *     value the median of the runs. The browser's every request goes through the same address guard
+         *     as the check's own requests: a page that asks for a non-public address gets no answer.
+         */
+        PageRender: {
+            state: components["schemas"]["RenderState"];
+            /** @description Why the page was not rendered (`failed`, `skipped`), else null. */
+            reason: string | null;
+            /**
+             * Format: int32
+             * @description Runs that finished.
+             */
+            runs: number;
+            /** @description The title of the rendered DOM (what JavaScript left there); null when absent or not rendered. */
+            title: string | null;
+            /** @description The canonical URL of the rendered DOM, resolved; null when absent or not rendered. */
+            canonical: string | null;
+            /** @description Meta robots (and googlebot) directives of the rendered DOM, lower case. */
+            robots: string[];
+            metrics: components["schemas"]["RenderMetrics"] | null;
+            /**
+             * @description Bytes transferred by resource type, as Lighthouse's resource summary counts them: `total`,
+             *     `document`, `script`, `stylesheet`, `image`, `font`, `media`, `other`.
+             */
+            weight: {
+                [key: string]: number;
+            } | null;
+            scores: components["schemas"]["CategoryScores"] | null;
         };
         /**
          * @description An RFC 9457 problem document, sent as `application/problem+json` for every error.
@@ -1877,6 +1937,27 @@ export interface components {
             /** Format: int32 */
             status: number;
         };
+        /** @description Lab metrics of a rendered page, medians of the runs (Lighthouse, simulated throttling). */
+        RenderMetrics: {
+            /** @description Largest Contentful Paint, ms. */
+            lcpMs: number | null;
+            /** @description Cumulative Layout Shift. */
+            cls: number | null;
+            /** @description Total Blocking Time, ms. */
+            tbtMs: number | null;
+            /** @description Speed Index, ms. */
+            speedIndexMs: number | null;
+        };
+        /**
+         * @description Whether a page was rendered in a browser.
+         * @enum {string}
+         */
+        RenderState: "rendered" | "failed" | "skipped";
+        /**
+         * @description How a check saw its pages.
+         * @enum {string}
+         */
+        Rendering: "browser" | "html_only";
         /**
          * @description The repository host of a connection.
          * @enum {string}
@@ -1969,6 +2050,14 @@ export interface components {
             finishedAt: string | null;
             /** @description One record per page looked at; `[]` until the check has run. */
             pages: components["schemas"]["PageRecord"][];
+            /**
+             * @description Whether pages were also rendered in a browser (`browser`) or judged on their HTML alone
+             *     (`html_only`: rendering off, no browser found, a check made before rendering existed, or one
+             *     that has not run yet). An HTML-only check raises no rendered finding.
+             */
+            rendering: components["schemas"]["Rendering"];
+            /** @description Why the check is `html_only`, or null. */
+            renderingNote: string | null;
             /** @description Why the check failed, or null. */
             error: string | null;
         };
@@ -2007,6 +2096,14 @@ export interface components {
             finishedAt: string | null;
             /** @description One record per page looked at; `[]` until the check has run. */
             pages: components["schemas"]["PageRecord"][];
+            /**
+             * @description Whether pages were also rendered in a browser (`browser`) or judged on their HTML alone
+             *     (`html_only`: rendering off, no browser found, a check made before rendering existed, or one
+             *     that has not run yet). An HTML-only check raises no rendered finding.
+             */
+            rendering: components["schemas"]["Rendering"];
+            /** @description Why the check is `html_only`, or null. */
+            renderingNote: string | null;
             /** @description Why the check failed, or null. */
             error: string | null;
             /** @description The finished check it was compared with, or null (the first check of a workspace). */

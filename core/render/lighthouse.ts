@@ -1,0 +1,180 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse, { Audit, Gatherer, type Config, type Flags } from 'lighthouse';
+import { BROWSER_PATH, CHROME_FLAGS } from './browser.ts';
+
+// One page rendered by Lighthouse in a fresh headless Chromium, `runs` times. Everything the
+// browser asks for goes through the guard proxy (guard-proxy.ts). Lighthouse's default (mobile)
+// preset, the four categories it has by default; the metrics are simulated from the trace
+// (Lighthouse's `simulate` throttling), which is what keeps run-to-run noise small.
+
+/** What one run saw. */
+export interface RunResult {
+  title: string | null;
+  canonical: string | null;
+  /** Directives of meta robots (and googlebot) in the rendered DOM, lower case. */
+  robots: string[];
+  lcpMs: number | null;
+  cls: number | null;
+  tbtMs: number | null;
+  speedIndexMs: number | null;
+  /** Transfer bytes by resource type (Lighthouse's resource summary): total, document, script... */
+  weight: Record<string, number>;
+  /** Category scores, 0..100. */
+  scores: { performance: number | null; accessibility: number | null; bestPractices: number | null; seo: number | null };
+}
+
+/* The rendered head, read in the page after load. Stringified into the page: self-contained. */
+function collectHead(): { title: string | null; canonical: string | null; robots: string[] } {
+  const robots: string[] = [];
+  for (const m of Array.from(document.querySelectorAll('meta[name]'))) {
+    const name = (m.getAttribute('name') ?? '').toLowerCase();
+    if (name !== 'robots' && name !== 'googlebot') continue;
+    for (const d of (m.getAttribute('content') ?? '').split(',')) {
+      const v = d.trim().toLowerCase();
+      if (v && !robots.includes(v)) robots.push(v);
+    }
+  }
+  const link = document.querySelector('link[rel~="canonical" i][href]') as HTMLLinkElement | null;
+  const title = document.title.trim();
+  return { title: title === '' ? null : title, canonical: link ? link.href : null, robots };
+}
+
+type GatherContext = Parameters<Gatherer['getArtifact']>[0];
+
+class RenderedHead extends Gatherer {
+  meta = { supportedModes: ['navigation' as const] };
+  getArtifact(context: GatherContext) {
+    // Lighthouse's artifact types list its own artifacts only; this one is read back by the audit below.
+    return context.driver.executionContext.evaluate(collectHead, { args: [], useIsolation: true }) as unknown as ReturnType<Gatherer['getArtifact']>;
+  }
+}
+
+class RenderedHeadAudit extends Audit {
+  static get meta() {
+    return {
+      id: 'sitehealth-rendered-head',
+      title: 'Rendered head',
+      description: 'The title, canonical URL and robots directives of the rendered DOM.',
+      scoreDisplayMode: 'informative' as const,
+      requiredArtifacts: ['RenderedHead'] as unknown as typeof Audit.meta.requiredArtifacts,
+    };
+  }
+  static audit(artifacts: Parameters<typeof Audit.audit>[0]) {
+    const head = (artifacts as unknown as { RenderedHead: object }).RenderedHead;
+    return { score: null, details: { type: 'debugdata' as const, ...head } };
+  }
+}
+
+const CONFIG = {
+  extends: 'lighthouse:default',
+  artifacts: [{ id: 'RenderedHead', gatherer: { implementation: RenderedHead } }],
+  audits: [{ implementation: RenderedHeadAudit }],
+  categories: { seo: { auditRefs: [{ id: 'sitehealth-rendered-head', weight: 0 }] } },
+} as unknown as Config;
+
+export interface RenderRunsOptions {
+  runs: number;
+  /** One run, load to report. */
+  timeoutMs: number;
+  /** `127.0.0.1:<port>` of the guard proxy. */
+  proxy: string;
+}
+
+export class RenderError extends Error {}
+
+/**
+ * Renders `url` `runs` times in one fresh browser (its own user-data dir, removed afterwards).
+ * A run that errs, reports a runtime error or outlasts `timeoutMs` fails the whole render: no
+ * partial result is ever returned.
+ */
+export async function renderRuns(url: string, o: RenderRunsOptions): Promise<RunResult[]> {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sitehealth-chromium-'));
+  let chrome: chromeLauncher.LaunchedChrome | null = null;
+  try {
+    chrome = await chromeLauncher.launch({
+      chromePath: BROWSER_PATH,
+      userDataDir,
+      logLevel: 'silent',
+      // Every request, loopback included, through the guard: `<-loopback>` removes Chromium's
+      // implicit bypass of localhost and 127.0.0.1.
+      chromeFlags: [...CHROME_FLAGS, `--proxy-server=http://${o.proxy}`, '--proxy-bypass-list=<-loopback>'],
+    });
+    const out: RunResult[] = [];
+    for (let i = 0; i < o.runs; i++) out.push(await oneRun(url, chrome, o.timeoutMs));
+    return out;
+  } finally {
+    if (chrome) {
+      try {
+        chrome.kill();
+      } catch {
+        // already gone (it crashed): nothing to stop
+      }
+    }
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+  }
+}
+
+async function oneRun(url: string, chrome: chromeLauncher.LaunchedChrome, timeoutMs: number): Promise<RunResult> {
+  const flags: Flags = {
+    port: chrome.port,
+    logLevel: 'silent',
+    output: 'json',
+    // Lighthouse would go on after this with what it has; the deadline below ends the run first.
+    maxWaitForLoad: timeoutMs * 2,
+    disableFullPageScreenshot: true,
+    skipAudits: ['screenshot-thumbnails', 'final-screenshot', 'bf-cache'],
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RenderError(`the page did not finish rendering within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    const result = await Promise.race([lighthouse(url, flags, CONFIG), deadline]);
+    const lhr = result?.lhr;
+    if (!lhr) throw new RenderError('the browser returned no report');
+    if (lhr.runtimeError) throw new RenderError(`the render failed: ${lhr.runtimeError.code}`);
+    return fromReport(lhr);
+  } catch (err) {
+    // A timed-out or crashed run leaves the browser in an unknown state: it is not reused.
+    try {
+      chrome.kill();
+    } catch {
+      // gone already
+    }
+    if (err instanceof RenderError) throw err;
+    throw new RenderError(`the browser failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 300));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type Lhr = NonNullable<Awaited<ReturnType<typeof lighthouse>>>['lhr'];
+
+function fromReport(lhr: Lhr): RunResult {
+  const num = (id: string) => {
+    const v = lhr.audits[id]?.numericValue;
+    return typeof v === 'number' && Number.isFinite(v) ? v : null;
+  };
+  const score = (id: string) => {
+    const s = lhr.categories[id]?.score;
+    return typeof s === 'number' ? Math.round(s * 100) : null;
+  };
+  const head = (lhr.audits['sitehealth-rendered-head']?.details ?? {}) as { title?: string | null; canonical?: string | null; robots?: string[] };
+  const weight: Record<string, number> = {};
+  const items = (lhr.audits['resource-summary']?.details as { items?: Array<{ resourceType: string; transferSize: number }> } | undefined)?.items ?? [];
+  for (const it of items) if (it.resourceType !== 'third-party') weight[it.resourceType] = Math.round(it.transferSize);
+  return {
+    title: head.title ?? null,
+    canonical: head.canonical ?? null,
+    robots: Array.isArray(head.robots) ? head.robots : [],
+    lcpMs: num('largest-contentful-paint'),
+    cls: num('cumulative-layout-shift'),
+    tbtMs: num('total-blocking-time'),
+    speedIndexMs: num('speed-index'),
+    weight,
+    scores: { performance: score('performance'), accessibility: score('accessibility'), bestPractices: score('best-practices'), seo: score('seo') },
+  };
+}

@@ -1,0 +1,154 @@
+// Rendered checks (spec/site-checks.tsp, PageRender and CheckFindingKind): a check loads its pages
+// in headless Chromium through Lighthouse, behind the address guard. End to end on a real website
+// on loopback, through the API: a noindex that a script adds is found, said to be set by
+// JavaScript and blamed on that script; with RENDER_CHECKS=off the same change is not seen and the
+// check says it is HTML-only; a page that never finishes loading times out, is marked, and
+// raises nothing. The browser tests need Chromium at /usr/bin/chromium (.ci/run installs it) and
+// use one Lighthouse run per page (RENDER_RUNS=1): each run takes seconds.
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig } from '../core/platform/index.ts';
+import { engines, dropCreatedDatabases } from './support/databases.ts';
+import { TestApi } from './support/api.ts';
+import { testRunner } from './support/jobs.ts';
+import { htmlPage, startFixtureSite, type FixtureSite } from './support/fixture-site.ts';
+
+after(dropCreatedDatabases);
+
+const ENV = {
+  SITE_CHECK_DELAY_SECONDS: '0',
+  CRAWL_DELAY_SECONDS: '0',
+  ALLOW_PRIVATE_NETWORK: '1',
+  CRAWL_DELAY_MS: '0',
+  RENDER_CHECKS: 'on',
+  RENDER_RUNS: '1',
+  RENDER_TIMEOUT_MS: '60000',
+};
+
+type Finding = { kind: string; url: string; severity: string; before: unknown; after: unknown; causes: Array<{ path: string }> };
+type Render = { state: string; reason: string | null; runs: number; title: string | null; robots: string[]; metrics: { lcpMs: number | null } | null; weight: Record<string, number> | null; scores: Record<string, number | null> | null };
+type Page = { url: string; robots: string[]; title: string | null; render?: Render };
+type Detail = { findings: Finding[]; siteCheck: { state: string; error: string | null; rendering: string; renderingNote: string | null; pages: Page[] } };
+
+const HOME = htmlPage({ title: 'Home', description: 'Home', h1: ['Home'], words: 200 });
+/** The site's script: harmless, or adding a meta robots noindex once the page has loaded its data. */
+const APP_JS = 'window.appReady = true;';
+// It also asks for a *.localhost address (Chromium alone would send it to loopback, this very
+// site): the address guard refuses it, so the site never sees /beacon.png.
+const NOINDEX_JS = `new Image().src = 'http://beacon.localhost:' + location.port + '/beacon.png'; fetch('/api/flags').then(() => { const m = document.createElement('meta'); m.name = 'robots'; m.content = 'noindex'; document.head.appendChild(m); });`;
+
+/** The deploy that changed the script, with decoys beside it. */
+const CHANGES = [
+  { path: 'src/styles/site.css', category: 'style', signals: [{ kind: 'stylesheet', change: 'added' }] },
+  { path: 'public/assets/app.js', category: 'script', signals: [{ kind: 'meta_robots', change: 'added' }] },
+  { path: 'src/pages/about.astro', category: 'page', signals: [{ kind: 'title', change: 'added' }] },
+  { path: 'README.md', category: 'docs', signals: [] },
+];
+
+function publish(site: FixtureSite, js: string, home = HOME): void {
+  site.reset();
+  site.set('/', home);
+  site.set('/assets/app.js', { body: js, contentType: 'text/javascript' });
+  site.set('/assets/site.css', { body: 'body{color:#222}', contentType: 'text/css' });
+  site.set('/api/flags', { body: '{}', contentType: 'application/json' });
+  site.set('/robots.txt', { body: 'User-agent: *\nAllow: /\n', contentType: 'text/plain' });
+}
+
+async function setup(engine: 'sqlite' | 'postgres', env: Record<string, string>) {
+  const api = await TestApi.start(engine, { env });
+  const site = await startFixtureSite();
+  const owner = await api.owner();
+  const ws = await api.call('POST', '/v1/workspaces', { key: owner.apiKey, body: { name: `Render ${engine} ${crypto.randomUUID()}`, website: site.url('/') } });
+  const workspaceId: string = ws.body.data.id;
+  const deploy = async (changes: unknown[] = [], extra: Record<string, string> = {}): Promise<Detail> => {
+    const res = await api.call('POST', '/v1/deploys', { key: owner.apiKey, body: { workspaceId, commitSha: crypto.randomBytes(20).toString('hex'), changes } });
+    assert.equal(res.status, 201, res.text);
+    await testRunner(api.db, { config: loadConfig({ ...process.env, ...env, ...extra }) }).runDue();
+    const d = (await api.call('GET', `/v1/deploys/${res.body.id}`, { key: owner.apiKey })).body as Detail;
+    assert.equal(d.siteCheck.state, 'finished', d.siteCheck.error ?? undefined);
+    return d;
+  };
+  return { api, site, deploy, owner, workspaceId };
+}
+
+for (const engine of engines()) {
+  describe(`rendered checks (${engine})`, () => {
+    let ctx: Awaited<ReturnType<typeof setup>>;
+    before(async () => {
+      ctx = await setup(engine, ENV);
+    });
+    after(async () => {
+      await ctx.site.close();
+      await ctx.api.stop();
+    });
+
+    it('finds a noindex that a script adds, says JavaScript set it and blames the script; a page that never loads is marked and raises nothing', async () => {
+      const { site, deploy } = ctx;
+      publish(site, APP_JS);
+      const first = await deploy();
+      assert.equal(first.siteCheck.rendering, 'browser');
+      assert.equal(first.siteCheck.renderingNote, null);
+      const home1 = first.siteCheck.pages.find((p) => p.url === site.url('/'))!;
+      assert.equal(home1.render?.state, 'rendered', home1.render?.reason ?? undefined);
+      assert.equal(home1.render?.runs, 1);
+      assert.equal(home1.render?.title, 'Home');
+      assert.deepEqual(home1.render?.robots, []);
+      // Lab metrics, byte weight and category scores are kept with the page.
+      assert.ok(typeof home1.render?.metrics?.lcpMs === 'number' && home1.render.metrics.lcpMs > 0, JSON.stringify(home1.render?.metrics));
+      assert.ok((home1.render?.weight?.script ?? 0) > 0 && (home1.render?.weight?.total ?? 0) > (home1.render?.weight?.document ?? 0), JSON.stringify(home1.render?.weight));
+      assert.equal(typeof home1.render?.scores?.seo, 'number');
+      assert.deepEqual(first.findings, []);
+
+      // Same HTML; the script now adds noindex after a request of its own.
+      publish(site, NOINDEX_JS);
+      const second = await deploy(CHANGES);
+      const home2 = second.siteCheck.pages.find((p) => p.url === site.url('/'))!;
+      assert.deepEqual(home2.robots, [], 'the HTML has no robots directive');
+      assert.equal(home2.render?.state, 'rendered', home2.render?.reason ?? undefined);
+      assert.deepEqual(home2.render?.robots, ['noindex']);
+      const noindex = second.findings.filter((f) => f.kind === 'noindex_added');
+      assert.equal(noindex.length, 1, JSON.stringify(second.findings));
+      assert.equal(noindex[0].url, site.url('/'));
+      assert.equal(noindex[0].severity, 'critical');
+      assert.equal(noindex[0].before, 'index, follow');
+      assert.equal(noindex[0].after, 'noindex (set by JavaScript)');
+      assert.equal(noindex[0].causes[0]?.path, 'public/assets/app.js', JSON.stringify(noindex[0].causes));
+      assert.ok(site.requests.some((r) => r.path === '/api/flags'), 'the browser ran the script');
+      assert.ok(!site.requests.some((r) => r.path === '/beacon.png'), 'the guard refused the browser a local name');
+
+      // The script empties the title, and the page never finishes loading (an image that stalls):
+      // the render times out, the page is marked failed, and nothing read before the timeout counts.
+      const stalled = htmlPage({ title: 'Home', description: 'Home', h1: ['Home'], words: 200, extraBody: '<img src="/stall.png" alt="">' });
+      publish(site, `document.title = '';`, stalled);
+      site.set('/stall.png', { neverFinish: true, contentType: 'image/png' });
+      const t0 = Date.now();
+      const third = await deploy(CHANGES, { RENDER_TIMEOUT_MS: '4000' });
+      const home3 = third.siteCheck.pages.find((p) => p.url === site.url('/'))!;
+      assert.equal(home3.render?.state, 'failed');
+      assert.match(home3.render?.reason ?? '', /did not finish rendering within 4000 ms/);
+      assert.equal(home3.render?.title, null);
+      assert.equal(home3.render?.metrics, null);
+      assert.equal(third.siteCheck.rendering, 'browser');
+      assert.deepEqual(third.findings, [], 'no finding from a partial render');
+      assert.ok(Date.now() - t0 < 60_000, 'the timeout bounded the check');
+    });
+
+    it('judges HTML alone with RENDER_CHECKS=off, says so, and does not see the script\'s noindex', async () => {
+      const off = { ...ENV, RENDER_CHECKS: 'off' };
+      const { site, deploy } = ctx;
+      publish(site, APP_JS);
+      await deploy([], off);
+      publish(site, NOINDEX_JS);
+      const d = await deploy(CHANGES, off);
+      assert.equal(d.siteCheck.rendering, 'html_only');
+      assert.match(d.siteCheck.renderingNote ?? '', /RENDER_CHECKS=off/);
+      for (const p of d.siteCheck.pages) {
+        assert.equal(p.render?.state, 'skipped');
+        assert.equal(p.render?.metrics, null);
+      }
+      assert.deepEqual(d.findings, []);
+      assert.ok(!site.requests.some((r) => r.path === '/api/flags'), 'no browser ran');
+    });
+  });
+}
