@@ -3,7 +3,7 @@
 // Inbound repository hooks on SQLite and PostgreSQL (BENCH_PG_URL, default the local server's
 // `postgres` database, where a scratch database is created; BENCH_ENGINES=sqlite skips it), through
 // a real API server process and a real worker process:
-// 1. BENCH_HOOKS (default 2,000) signed GitHub push deliveries, 16 at a time, each to a mapped
+// 1. BENCH_HOOKS (default 2,000) signed GitHub push deliveries, BENCH_CONCURRENCY (default 16) at a time, each to a mapped
 //    branch with its own delivery id, after BENCH_WARMUP (default 300) discarded ones that let
 //    the server compile its validators and JIT its hot paths: accepted per second and the latency
 //    of each answer (target: p99 at most 100 ms);
@@ -26,7 +26,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const ENGINES = (process.env.BENCH_ENGINES || 'sqlite,postgres').split(',') as Array<'sqlite' | 'postgres'>;
 const PG_URL = process.env.BENCH_PG_URL || 'postgres://root@127.0.0.1:5432/postgres';
 const PUSHES = Number(process.env.BENCH_PUSHES || 20);
-const CONCURRENCY = 16;
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 16);
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 interface Result {
