@@ -32,7 +32,7 @@ export interface Config {
   fetchTimeoutMs: number;
   /**
    * RENDER_CHECKS, RENDER_RUNS, RENDER_TIMEOUT_MS: whether a check also renders its pages in
-   * headless Chromium (auto: when the browser is installed), how many Lighthouse runs per page
+   * headless Chromium (off by default; auto: when the browser is installed), how many Lighthouse runs per page
    * (medians are kept), and how long one run may take.
    */
   render: { mode: 'auto' | 'on' | 'off'; runs: number; timeoutMs: number };
@@ -169,7 +169,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function renderMode(env: NodeJS.ProcessEnv): Config['render']['mode'] {
   const raw = env.RENDER_CHECKS;
-  if (raw === undefined || raw === '') return 'auto';
+  // Off unless asked for: a render takes tens of seconds a page (docs/operating.md#measured-figures),
+  // and a check waiting its turn for the worker's browser holds a job slot that deliveries need.
+  if (raw === undefined || raw === '') return 'off';
   if (raw === 'auto' || raw === 'on' || raw === 'off') return raw;
   throw new Error(`RENDER_CHECKS must be auto, on or off, got "${raw}"`);
 }

@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import knexFactory from 'knex';
 import { createDb, type Db, migrateLatest } from '../../core/db/index.ts';
 
-// Rendered checks (RENDER_CHECKS, default auto) start a browser for every page of every check, at
+// Rendered checks (RENDER_CHECKS=auto or on) start a browser for every page of every check, at
 // seconds a page. Tests render only where they ask to (test/checks-render.test.ts sets `on`);
 // every other check in the suite, and the worker processes tests start, judge HTML alone.
 process.env.RENDER_CHECKS ??= 'off';
