@@ -19,7 +19,7 @@ import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi, type ApiResponse } from './support/api.ts';
 import { document } from './support/contract.ts';
 import { isUuid } from '../core/platform/index.ts';
-import type { Db } from '../core/db/index.ts';
+import { isPostgres, type Db } from '../core/db/index.ts';
 
 after(dropCreatedDatabases);
 
@@ -510,9 +510,8 @@ function parseQuery(search: string): Record<string, unknown> {
 // Database snapshot: every row of every table, so a rejected request provably wrote nothing.
 
 async function tables(db: Db): Promise<string[]> {
-  const client = (db.client as { config: { client: string } }).config.client;
   const names: string[] =
-    client === 'pg'
+    isPostgres(db)
       ? ((await db.raw(
           `select table_schema || '.' || table_name as name from information_schema.tables
            where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')`,
