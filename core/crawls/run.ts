@@ -11,7 +11,7 @@ import { recordEvent } from '../events/index.ts';
 import { nowMs } from '../platform/index.ts';
 import { Frontier } from './frontier.ts';
 import { crawlFindings, newSince, type CrawledPage, type CrawlFinding } from './findings.ts';
-import { siteCrawlToApi } from './crawls.ts';
+import { finishedCrawlBefore, siteCrawlToApi } from './crawls.ts';
 
 export interface CrawlOptions extends Omit<SiteFetcherOptions, 'signal'> {
   signal: AbortSignal;
@@ -63,14 +63,8 @@ export async function runSiteCrawl(db: Db, crawlId: string, o: CrawlOptions): Pr
   const sitemap = await fetcher.sitemaps(home, robots, { maxTotalUrls: o.maxPages * 4 });
   const inSitemap = new Set(sitemap.urls.map((u) => normalizeUrl(u)).filter((u): u is string => u !== null));
 
-  const previous = await SiteCrawl.query(db)
-    .where({ workspace_id: crawl.workspace_id, state: 'finished' })
-    .where('scheduled_at', '<', crawl.scheduled_at)
-    .orderBy([
-      { column: 'scheduled_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .first();
+  // The same baseline the crawl's detail shows (core/crawls/crawls.ts).
+  const previous = await finishedCrawlBefore(db, crawl.workspace_id, Number(crawl.scheduled_at));
   const known = await knownPages(db, crawl.workspace_id, home, previous?.id ?? null);
   const walked = await walk({ home, first, fetcher, robots, inSitemap, revisit: known.revisit, o, progress: (n) => progress(db, crawlId, n) });
   const pages = walked.pages;
