@@ -10,6 +10,7 @@ import * as connections from './connections.ts';
 import * as hooks from './hooks.ts';
 import * as apiKeys from './api-keys.ts';
 import * as members from './members.ts';
+import * as sessions from './sessions.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -61,4 +62,14 @@ export const handlers = {
   Invitations_create: members.invite,
   Invitations_delete: members.withdraw,
   InvitationAcceptance_accept: members.accept,
+  Sessions_create: sessions.signIn,
+  Sessions_list: sessions.list,
+  Sessions_delete: sessions.remove,
+  CurrentUser_signOutOthers: sessions.signOutOthers,
+  CurrentUser_get: sessions.me,
+  CurrentUser_changePassword: sessions.changeOwnPassword,
+  CurrentUser_sendVerification: sessions.sendVerification,
+  PasswordReset_request: sessions.requestReset,
+  PasswordReset_complete: sessions.completeReset,
+  EmailVerification_complete: sessions.verifyEmail,
 } satisfies HandlerMap;
