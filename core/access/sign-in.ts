@@ -7,6 +7,8 @@ import { hashPassword, verifyPassword } from './passwords.ts';
 import { normalizeEmail } from './users.ts';
 import { revokeSessionsOf, startSession, type ClientInfo } from './sessions.ts';
 import type { Session } from '../db/index.ts';
+import type { Schemas } from '../contract/index.ts';
+import { startChallenge } from './two-step.ts';
 
 // Signing in with a password (spec/sign-in.tsp): throttled per email and per client address,
 // one password hash per attempt whatever the outcome, the same answer for a wrong password and an
@@ -62,7 +64,7 @@ async function assertNotThrottled(db: DbOrTrx, email: string, client: ClientInfo
 }
 
 /** Counts a failure; the failure that reaches the email's limit writes sign_in.throttled for a registered user. */
-async function recordFailure(db: DbOrTrx, email: string, client: ClientInfo, user: Pick<User, 'id' | 'account_id' | 'email'> | undefined, actor?: Actor): Promise<void> {
+export async function recordFailure(db: DbOrTrx, email: string, client: ClientInfo, user: Pick<User, 'id' | 'account_id' | 'email'> | undefined, actor?: Actor): Promise<void> {
   const window = windowOf(nowMs());
   const [row] = await runSql<{ count: number }>(db, COUNT_FAILURE, [emailSubject(email), window]);
   await runSql(db, COUNT_FAILURE, [addressSubject(client.ip), window]);
@@ -87,9 +89,9 @@ export const signInRetention: RetentionRule[] = [
 ];
 
 /** The user behind an email and password, or 401 (after one hash); throttled before any hash. */
-export async function checkPassword(db: DbOrTrx, email: string, password: string, client: ClientInfo): Promise<Pick<User, 'id' | 'account_id' | 'email'>> {
+export async function checkPassword(db: DbOrTrx, email: string, password: string, client: ClientInfo): Promise<Pick<User, 'id' | 'account_id' | 'email' | 'two_step_enabled_at'>> {
   await assertNotThrottled(db, email, client);
-  const user = await User.query(db).where({ email: normalizeEmail(email) }).select('id', 'account_id', 'email', 'password_hash').first();
+  const user = await User.query(db).where({ email: normalizeEmail(email) }).select('id', 'account_id', 'email', 'password_hash', 'two_step_enabled_at').first();
   if (!(await verifyPassword(password, user?.password_hash ?? null)) || !user) {
     await recordFailure(db, email, client, user);
     throw new InvalidCredentials();
@@ -97,9 +99,16 @@ export async function checkPassword(db: DbOrTrx, email: string, password: string
   return user;
 }
 
-/** Email and password sign-in: a new session (session.signed_in) and its token, once. */
-export async function signInWithPassword(db: Db, { email, password, client }: { email: string; password: string; client: ClientInfo }): Promise<{ token: string; session: Session }> {
+/**
+ * Email and password sign-in: a new session (session.signed_in) and its token, once; or, for an
+ * account with two-step verification, the challenge of the second step (core/access/two-step.ts).
+ */
+export async function signInWithPassword(
+  db: Db,
+  { email, password, client }: { email: string; password: string; client: ClientInfo },
+): Promise<{ token: string; session: Session } | { twoStep: Schemas['TwoStepRequired'] }> {
   const user = await checkPassword(db, email, password, client);
+  if (user.two_step_enabled_at !== null) return { twoStep: await startChallenge(db, user.id, client) };
   return startSession(db, { userId: user.id, method: 'password', client });
 }
 
