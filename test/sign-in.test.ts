@@ -152,6 +152,14 @@ for (const engine of engines()) {
       assert.ok((await securityRows(browser)).some((r) => r.action === 'sign_in.throttled' && r.target?.id === p.userId));
     });
 
+    it('concurrent guesses never pass the limit: 30 wrong passwords at once get 10 answers of 401 and 20 of 429', async () => {
+      const p = await invitee('viewer');
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => api.call('POST', '/v1/sessions', { body: { email: p.email, password: `guess ${i}` } })));
+      const statuses = answers.map((a) => a.status).sort();
+      assert.deepEqual([statuses.filter((x) => x === 401).length, statuses.filter((x) => x === 429).length], [10, 20]);
+      assert.equal((await api.db('activity').where({ action: 'sign_in.throttled', target_id: p.userId })).length, 1);
+    });
+
     it('devices: each sign-in is listed; one is revoked, the others go on; sign-out ends the session and clears the cookie', async () => {
       const p = await invitee('member');
       const laptop = await signIn(p.email, PASSWORD, 'laptop/1');
