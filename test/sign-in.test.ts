@@ -128,6 +128,18 @@ for (const engine of engines()) {
       assert.ok(!JSON.stringify(rows).includes(browser.token) && !JSON.stringify(rows).includes(PASSWORD));
     });
 
+    it("a removed member's session loses the workspace on its very next request", async () => {
+      const p = await invitee('admin');
+      const browser = await signIn(p.email);
+      assert.equal((await browser.call('GET', `/v1/workspaces/${o.workspaceId}`)).status, 200);
+      const removed = await api.call('DELETE', `/v1/workspaces/${o.workspaceId}/members/${p.userId}`, { key: o.apiKey });
+      assert.equal(removed.status, 204, removed.text);
+      const hidden = await browser.call('GET', `/v1/workspaces/${o.workspaceId}`);
+      assert.equal(hidden.status, 404);
+      assert.equal((await browser.call('PUT', `/v1/workspaces/${o.workspaceId}`, { body: { name: 'hijacked' } })).status, 404);
+      assert.equal((await browser.call('GET', '/v1/me')).status, 200, 'the person is still signed in');
+    });
+
     it('a wrong password and an unknown email get the same answer; failures are throttled per email, then audited', async () => {
       const p = await invitee('viewer');
       const wrong = await api.call('POST', '/v1/sessions', { body: { email: p.email, password: 'not the password' } });

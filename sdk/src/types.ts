@@ -91,6 +91,7 @@ export type MemberList = Schemas['MemberList'];
 export type Invitation = Schemas['Invitation'];
 export type InvitationCreate = Schemas['InvitationCreate'];
 export type InvitationList = Schemas['InvitationList'];
+export type InvitationAccept = Schemas['InvitationAccept'];
 export type InvitationAccepted = Schemas['InvitationAccepted'];
 export type SignInRequest = Schemas['SignInRequest'];
 export type SignedIn = Schemas['SignedIn'];
