@@ -2607,6 +2607,13 @@ export interface components {
          *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
          *     operation is a good choice. The SDK sends one of its own on every POST it retries.
          *     Up to 255 printable ASCII characters.
+         *
+         *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+         *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+         *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+         *     sent with that same API key can read the answer again, and the stored row reveals neither the
+         *     answer nor the request body to anyone holding the database alone, the operator's
+         *     `SECRETS_KEY` included.
          */
         IdempotencyKey: string;
     };
@@ -3611,6 +3618,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -4598,6 +4612,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -5170,6 +5191,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -5739,6 +5767,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6591,6 +6626,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6744,6 +6786,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7024,6 +7073,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7745,6 +7801,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
