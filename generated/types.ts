@@ -1086,7 +1086,9 @@ export interface components {
              *     `connection.updated` when a token, signing token or webhook secret changed; about a user's own
              *     sign-in (target `user`, `workspace_id` null): `session.signed_in` (details: `method`,
              *     `user_agent`, `ip`), `session.revoked`, `password.changed`, `password.reset`,
-             *     `password.set_by_operator`, `email.verified`, `sign_in.throttled`. `billing`:
+             *     `password.set_by_operator`, `email.verified`, `sign_in.throttled`, `two_step.enabled`,
+             *     `two_step.disabled`, `two_step.reset_by_operator`, `recovery_code.used`,
+             *     `recovery_codes.regenerated`. `billing`:
              *     `workspace_limit.changed`, `workspace_limit.reached`. `webhook`:
              *     `webhook.delivery.succeeded`, `webhook.delivery.failed`, `webhook.paused`,
              *     `webhook.enabled`. `connection`: `connection.verified`, `connection.broken`, and
@@ -3126,6 +3128,13 @@ export interface components {
          *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
          *     operation is a good choice. The SDK sends one of its own on every POST it retries.
          *     Up to 255 printable ASCII characters.
+         *
+         *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+         *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+         *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+         *     sent with that same API key can read the answer again, and the stored row reveals neither the
+         *     answer nor the request body to anyone holding the database alone, the operator's
+         *     `SECRETS_KEY` included.
          */
         IdempotencyKey: string;
     };
@@ -4130,6 +4139,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -6928,6 +6944,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7500,6 +7523,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8200,6 +8230,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9052,6 +9089,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9205,6 +9249,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9485,6 +9536,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10206,6 +10264,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
