@@ -527,6 +527,10 @@ describe('sdk typed errors', () => {
     ['csrf_failed', 403, PermissionError],
     ['link_invalid', 400, ValidationError],
     ['sign_in_throttled', 429, RateLimitError],
+    ['passkey_challenge_invalid', 400, ValidationError],
+    ['passkey_invalid', 400, ValidationError],
+    ['passkey_rejected', 401, AuthenticationError],
+    ['passkey_exists', 409, ConflictError],
   ];
 
   it('lists every problem code', async () => {
@@ -684,6 +688,12 @@ describe('sdk coverage of the API document', () => {
     PasswordReset_request: (c) => c.passwordReset.request('dana@acme.example'),
     PasswordReset_complete: (c) => c.passwordReset.complete('shrst_token', 'a new password'),
     EmailVerification_complete: (c) => c.emailVerification.complete('shver_token'),
+    Passkeys_registrationOptions: (c) => c.passkeys.registrationOptions(),
+    Passkeys_create: (c) => c.passkeys.create({ challengeId: WS, name: 'Laptop', response: { id: 'AQID', rawId: 'AQID', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: 'e30', attestationObject: 'oA' } } }),
+    Passkeys_list: (c) => c.passkeys.list(),
+    Passkeys_delete: (c) => c.passkeys.delete(WS),
+    PasskeySignIn_options: (c) => c.passkeySignIn.options(),
+    PasskeySignIn_create: (c) => c.passkeySignIn.create({ challengeId: WS, response: { id: 'AQID', rawId: 'AQID', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } } }),
   };
 
   it('has a resource method for every operationId, and each sends that operation', async () => {

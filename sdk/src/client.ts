@@ -12,6 +12,7 @@ import { ApiKeys } from './resources/api-keys.js';
 import { InvitationAcceptance, Invitations, Members } from './resources/members.js';
 import { CurrentUser, EmailVerification, PasswordReset, Sessions, type SessionCredential } from './resources/sessions.js';
 import { Workspaces } from './resources/workspaces.js';
+import { PasskeySignIn, Passkeys } from './resources/passkeys.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
 
@@ -73,6 +74,8 @@ export class SiteHealth {
   readonly currentUser: CurrentUser;
   readonly passwordReset: PasswordReset;
   readonly emailVerification: EmailVerification;
+  readonly passkeys: Passkeys;
+  readonly passkeySignIn: PasskeySignIn;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -120,6 +123,8 @@ export class SiteHealth {
     this.currentUser = new CurrentUser(transport);
     this.passwordReset = new PasswordReset(transport);
     this.emailVerification = new EmailVerification(transport);
+    this.passkeys = new Passkeys(transport);
+    this.passkeySignIn = new PasskeySignIn(transport);
   }
 }
 

@@ -200,6 +200,10 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   csrf_failed: PermissionError,
   link_invalid: ValidationError,
   sign_in_throttled: RateLimitError,
+  passkey_challenge_invalid: ValidationError,
+  passkey_invalid: ValidationError,
+  passkey_rejected: AuthenticationError,
+  passkey_exists: ConflictError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {

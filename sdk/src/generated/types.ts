@@ -356,6 +356,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/passkey-registration/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start registering a passkey
+         * @description Start registering a passkey: a challenge for `navigator.credentials.create()`, with the
+         *     user's existing passkeys excluded. **Session only.**
+         */
+        post: operations["Passkeys_registrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkey-sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description Finish signing in: verify the browser's answer (`session.signed_in` with
+         *     `method: "passkey"`). Sets the session cookie and answers as password sign-in does.
+         */
+        post: operations["PasskeySignIn_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkey-sign-in/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a passkey sign-in
+         * @description A sign-in challenge for `navigator.credentials.get()`.
+         */
+        post: operations["PasskeySignIn_options"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List passkeys
+         * @description The caller's passkeys, oldest first. **Session only.**
+         */
+        get: operations["Passkeys_list"];
+        put?: never;
+        /**
+         * Register a passkey
+         * @description Finish registering: verify the browser's answer to the challenge and store the passkey
+         *     (its public key, signature counter and transports) under the given name (`passkey.added`).
+         *     **Session only.**
+         */
+        post: operations["Passkeys_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a passkey
+         * @description Remove a passkey (`passkey.removed`): signing in with it is refused from the next attempt.
+         *     Another user's passkey is 404. **Session only.**
+         */
+        delete: operations["Passkeys_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/password-reset": {
         parameters: {
             query?: never;
@@ -2141,6 +2250,204 @@ export interface components {
             } | null;
             scores: components["schemas"]["CategoryScores"] | null;
         };
+        /**
+         * @description One of the user's passkeys. Its public key and credential id are never shown.
+         * @example {
+         *       "id": "0193a4e2-5555-7000-8000-000000000001",
+         *       "name": "Work laptop",
+         *       "deviceType": "multiDevice",
+         *       "backedUp": true,
+         *       "transports": [
+         *         "internal",
+         *         "hybrid"
+         *       ],
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "lastUsedAt": "2026-11-22T08:30:00.000Z"
+         *     }
+         */
+        Passkey: {
+            id: components["schemas"]["uuid"];
+            name: string;
+            deviceType: components["schemas"]["PasskeyDeviceType"];
+            /** @description True when the authenticator reports the passkey as backed up (synced). */
+            backedUp: boolean;
+            /** @description How the browser reached the authenticator when it was registered. */
+            transports: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The last sign-in with it, or null. */
+            lastUsedAt: string | null;
+        };
+        /** @description An algorithm the service accepts for the passkey's key pair (COSE: -7 ES256, -8 EdDSA, -257 RS256). */
+        PasskeyAlgorithm: {
+            /** Format: int32 */
+            alg: number;
+            /** @enum {string} */
+            type: "public-key";
+        };
+        /** @description The authenticator's answer to a sign-in, `AuthenticatorAssertionResponseJSON` of WebAuthn Level 3. */
+        PasskeyAssertion: {
+            clientDataJSON: components["schemas"]["base64url"];
+            authenticatorData: components["schemas"]["base64url"];
+            signature: components["schemas"]["base64url"];
+            /** @description The user handle the passkey was registered with; when present it must be its owner's. */
+            userHandle?: components["schemas"]["base64url"];
+        };
+        /** @description The authenticator's answer to a registration, `AuthenticatorAttestationResponseJSON` of WebAuthn Level 3. */
+        PasskeyAttestation: {
+            clientDataJSON: components["schemas"]["base64url"];
+            attestationObject: components["schemas"]["base64url"];
+            authenticatorData?: components["schemas"]["base64url"];
+            transports?: components["schemas"]["passkeyTransport"][];
+            /** Format: int32 */
+            publicKeyAlgorithm?: number;
+            publicKey?: components["schemas"]["base64url"];
+        };
+        /** @description What the authenticator must do: keep a discoverable credential and verify the user (PIN or biometrics). */
+        PasskeyAuthenticatorSelection: {
+            /** @enum {string} */
+            residentKey: "required";
+            /** @enum {boolean} */
+            requireResidentKey: true;
+            /** @enum {string} */
+            userVerification: "required";
+        };
+        /** @description Register a passkey: the challenge it answers, the browser's answer, and a name for it. */
+        PasskeyCreate: {
+            challengeId: components["schemas"]["uuid"];
+            name: components["schemas"]["passkeyName"];
+            response: components["schemas"]["PasskeyRegistrationResponse"];
+        };
+        /**
+         * @description `PublicKeyCredentialCreationOptionsJSON` of WebAuthn Level 3: pass it to
+         *     `PublicKeyCredential.parseCreationOptionsFromJSON()` (or SimpleWebAuthn's `startRegistration`),
+         *     then `navigator.credentials.create({ publicKey })`.
+         */
+        PasskeyCreationOptions: {
+            /** @description The challenge the authenticator signs (base64url); stored on the server, usable once. */
+            challenge: components["schemas"]["base64url"];
+            rp: components["schemas"]["PasskeyRelyingParty"];
+            user: components["schemas"]["PasskeyUserEntity"];
+            pubKeyCredParams: components["schemas"]["PasskeyAlgorithm"][];
+            /**
+             * Format: int32
+             * @description How long the browser waits for the user, in milliseconds: the challenge's lifetime.
+             */
+            timeout: number;
+            /**
+             * @description No attestation is asked for: the service trusts any authenticator that verifies its user.
+             * @enum {string}
+             */
+            attestation: "none";
+            excludeCredentials: components["schemas"]["PasskeyDescriptor"][];
+            authenticatorSelection: components["schemas"]["PasskeyAuthenticatorSelection"];
+            extensions: components["schemas"]["PasskeyExtensions"];
+        };
+        /** @description A passkey the authenticator should not register again (the user's existing ones). */
+        PasskeyDescriptor: {
+            /** @description The credential id. */
+            id: components["schemas"]["base64url"];
+            /** @enum {string} */
+            type: "public-key";
+            transports?: components["schemas"]["passkeyTransport"][];
+        };
+        /**
+         * @description Whether a passkey lives on one device or is synced between devices (a password manager, a platform account).
+         * @enum {string}
+         */
+        PasskeyDeviceType: "singleDevice" | "multiDevice";
+        /** @description Client extension outputs (`getClientExtensionResults()`), e.g. `{ "credProps": { "rk": true } }`; not relied on. */
+        PasskeyExtensionResults: {
+            [key: string]: unknown;
+        };
+        /** @description Extensions asked of the browser: `credProps` reports whether the credential is discoverable. */
+        PasskeyExtensions: {
+            credProps: boolean;
+        };
+        /** @description The caller's passkeys, oldest first. */
+        PasskeyList: {
+            data: components["schemas"]["Passkey"][];
+        };
+        /** @description A registration challenge: answer it within `expiresAt` with `POST /v1/passkeys`, once. */
+        PasskeyRegistrationOptions: {
+            /** @description Send it back with the browser's answer. */
+            challengeId: components["schemas"]["uuid"];
+            /**
+             * Format: date-time
+             * @description The challenge is refused after this time (5 minutes after it was issued).
+             */
+            expiresAt: string;
+            publicKey: components["schemas"]["PasskeyCreationOptions"];
+        };
+        /** @description `RegistrationResponseJSON`: what `PublicKeyCredential.toJSON()` gives after `navigator.credentials.create()`. */
+        PasskeyRegistrationResponse: {
+            /** @description The credential id (base64url). */
+            id: components["schemas"]["base64url"];
+            /** @description The same id as `id`. */
+            rawId: components["schemas"]["base64url"];
+            response: components["schemas"]["PasskeyAttestation"];
+            /** @enum {string} */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            clientExtensionResults: components["schemas"]["PasskeyExtensionResults"];
+            /** @enum {string} */
+            type: "public-key";
+        };
+        /** @description The relying party: this service, identified by the host of its public URL (`PUBLIC_URL`). */
+        PasskeyRelyingParty: {
+            name: string;
+            /** @description The RP ID: the host name of the service's public URL. */
+            id: string;
+        };
+        /**
+         * @description `PublicKeyCredentialRequestOptionsJSON` of WebAuthn Level 3, for
+         *     `PublicKeyCredential.parseRequestOptionsFromJSON()` (or SimpleWebAuthn's `startAuthentication`),
+         *     then `navigator.credentials.get({ publicKey })`. `allowCredentials` is empty: the authenticator
+         *     offers the passkeys it holds for this site, so no email is asked first.
+         */
+        PasskeyRequestOptions: {
+            challenge: components["schemas"]["base64url"];
+            /** @description The RP ID: the host name of the service's public URL. */
+            rpId: string;
+            /** Format: int32 */
+            timeout: number;
+            /** @enum {string} */
+            userVerification: "required";
+            allowCredentials: components["schemas"]["PasskeyDescriptor"][];
+        };
+        /** @description A sign-in challenge: answer it within `expiresAt` with `POST /v1/passkey-sign-in`, once. */
+        PasskeySignInOptions: {
+            challengeId: components["schemas"]["uuid"];
+            /**
+             * Format: date-time
+             * @description The challenge is refused after this time (5 minutes after it was issued).
+             */
+            expiresAt: string;
+            publicKey: components["schemas"]["PasskeyRequestOptions"];
+        };
+        /** @description Sign in with a passkey: the challenge it answers and the browser's answer. */
+        PasskeySignInRequest: {
+            challengeId: components["schemas"]["uuid"];
+            response: components["schemas"]["PasskeySignInResponse"];
+        };
+        /** @description `AuthenticationResponseJSON`: what `PublicKeyCredential.toJSON()` gives after `navigator.credentials.get()`. */
+        PasskeySignInResponse: {
+            id: components["schemas"]["base64url"];
+            rawId: components["schemas"]["base64url"];
+            response: components["schemas"]["PasskeyAssertion"];
+            /** @enum {string} */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            clientExtensionResults: components["schemas"]["PasskeyExtensionResults"];
+            /** @enum {string} */
+            type: "public-key";
+        };
+        /** @description The account a new passkey is for, as the authenticator stores it. */
+        PasskeyUserEntity: {
+            /** @description The user handle: a fixed opaque id of the user (base64url), never an email. */
+            id: components["schemas"]["base64url"];
+            /** @description The user's email, shown by the authenticator's account picker. */
+            name: string;
+            displayName: string;
+        };
         /** @description Change the caller's password: the current one proves it is the user. */
         PasswordChange: {
             currentPassword: string;
@@ -2188,7 +2495,7 @@ export interface components {
          *     page, `GET /problems/<code>` (the problem's `type`), says in words what it means and what to
          *     do next. Each value's `title` is the problem's `title`, and `x-status` its HTTP status.
          */
-        ProblemCode: string & ("validation_failed" | "link_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "password_exists" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "headers_too_large" | "internal_error" | "service_unavailable");
+        ProblemCode: string & ("validation_failed" | "link_invalid" | "passkey_challenge_invalid" | "passkey_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "passkey_rejected" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "password_exists" | "passkey_exists" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "headers_too_large" | "internal_error" | "service_unavailable");
         /** @description A redirect hop: a URL that answered with a redirect, and its status. */
         RedirectHop: {
             url: string;
@@ -2869,6 +3176,8 @@ export interface components {
             check_time?: components["schemas"]["wallTime"];
             crawl_schedule?: components["schemas"]["CrawlSchedule"];
         };
+        /** @description Binary data of WebAuthn as base64url without padding (RFC 4648 section 5), as browsers' `toJSON()` gives it. */
+        base64url: string;
         /**
          * @description A commit SHA: 7 to 64 hexadecimal characters. Stored lower case, so `ABC1234` and `abc1234` name the same deploy.
          * @example 3f9c2ab
@@ -2888,6 +3197,13 @@ export interface components {
          * @example https://github.example.com/api/v3
          */
         hostBaseUrl: string;
+        /**
+         * @description A name the user gives a passkey, to tell them apart in the list ("Work laptop", "Phone").
+         * @example Work laptop
+         */
+        passkeyName: string;
+        /** @description How a browser can reach an authenticator (`usb`, `nfc`, `ble`, `internal`, `hybrid`, `smart-card`, ...): kept as given. */
+        passkeyTransport: string;
         /**
          * @description A password, 10 to 200 characters. Stored only as a memory-hard digest (scrypt, N=2^15, r=8,
          *     p=1, a 16-byte salt per password); it is never logged or shown again.
@@ -2983,7 +3299,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -2993,7 +3310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3116,7 +3433,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3126,7 +3444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3248,7 +3566,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3258,7 +3577,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3396,7 +3715,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3406,7 +3726,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3524,7 +3844,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3534,7 +3855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3658,7 +3979,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3668,7 +3990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3708,7 +4030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `password_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3824,7 +4146,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3834,7 +4157,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3969,7 +4292,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3979,7 +4303,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4019,7 +4343,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `password_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4126,7 +4450,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4136,7 +4461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4256,7 +4581,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4373,7 +4699,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4512,7 +4839,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4631,7 +4959,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4663,7 +4992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `password_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4767,7 +5096,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4777,7 +5107,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4895,7 +5225,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4905,7 +5236,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5021,7 +5352,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5031,7 +5363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5151,7 +5483,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5161,7 +5494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5297,7 +5630,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5307,7 +5641,809 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_registrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyRegistrationOptions"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PasskeySignIn_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeySignInRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful sign-in: the session cookie, and the person signed in. */
+            200: {
+                headers: {
+                    /**
+                     * @description `sitehealth_session=<token>; Path=/; HttpOnly; SameSite=Lax; Max-Age=2592000`, with `Secure`
+                     *     unless the service's public URL is a loopback address.
+                     */
+                    "set-cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sign_in_throttled`: too many failed sign-ins; nothing was checked. */
+            429: {
+                headers: {
+                    /** @description Seconds until the throttling window ends. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PasskeySignIn_options: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeySignInOptions"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sign_in_throttled`: too many failed sign-ins; nothing was checked. */
+            429: {
+                headers: {
+                    /** @description Seconds until the throttling window ends. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyList"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5427,7 +6563,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5522,7 +6659,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5615,7 +6753,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5625,7 +6764,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5752,7 +6891,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5762,7 +6902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5874,7 +7014,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5884,7 +7025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6013,7 +7154,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6023,7 +7165,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6167,7 +7309,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6177,7 +7320,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6316,7 +7459,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6326,7 +7470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6446,7 +7590,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6456,7 +7601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6585,7 +7730,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6595,7 +7741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6739,7 +7885,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6749,7 +7896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6888,7 +8035,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6898,7 +8046,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7023,7 +8171,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7033,7 +8182,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7154,7 +8303,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7164,7 +8314,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7299,7 +8449,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7309,7 +8460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7349,7 +8500,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `password_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7456,7 +8607,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7466,7 +8618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7590,7 +8742,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7600,7 +8753,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7736,7 +8889,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7746,7 +8900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7875,7 +9029,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7885,7 +9040,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8006,7 +9161,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8016,7 +9172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8150,7 +9306,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8160,7 +9317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8200,7 +9357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `password_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8302,7 +9459,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8312,7 +9470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8352,7 +9510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `password_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8439,7 +9597,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8449,7 +9608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8584,7 +9743,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8594,7 +9754,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8643,7 +9803,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `password_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8750,7 +9910,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8760,7 +9921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8884,7 +10045,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8894,7 +10056,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9030,7 +10192,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9040,7 +10203,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9160,7 +10323,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9170,7 +10334,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9307,7 +10471,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9317,7 +10482,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9357,7 +10522,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `password_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9478,7 +10643,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9488,7 +10654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9634,7 +10800,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9644,7 +10811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9764,7 +10931,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9774,7 +10942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9898,7 +11066,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9908,7 +11077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9948,7 +11117,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `password_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10054,7 +11223,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10064,7 +11234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10184,7 +11354,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10194,7 +11365,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10319,7 +11490,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10329,7 +11501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10369,7 +11541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `password_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10475,7 +11647,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10485,7 +11658,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10525,7 +11698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `password_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
