@@ -2,7 +2,8 @@
 // (test/support/webauthn.ts): registering several from a session, listing and removing them,
 // passwordless sign-in, the session it starts, the audit rows, and the refusals (another
 // challenge, a replay, an expired challenge, another origin, a bad signature, a cloned
-// authenticator, an unverified user, a second registration), each of which changes nothing.
+// authenticator, an unverified user, a second registration), each of which changes nothing; and a
+// passkey signs in alone where two-step verification is on.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
@@ -202,6 +203,14 @@ for (const engine of engines()) {
       assert.deepEqual(await state(), before);
       laptop.counter = stored + 5;
       assert.equal((await signIn(laptop)).res.status, 200, 'the real authenticator goes on');
+
+      // A passkey is both factors: with two-step verification on (its setup is test/sign-in.test.ts's),
+      // the passkey still signs in alone, where the password would answer two_step_required.
+      await api.db('users').where({ id: o.userId }).update({ two_step_enabled_at: Date.now() });
+      const { res: withTwoStep } = await signIn(laptop);
+      assert.equal(withTwoStep.status, 200, withTwoStep.text);
+      assert.equal(withTwoStep.body.status, 'signed_in');
+      assert.equal(withTwoStep.body.me.twoStep.enabled, true);
     });
 
     it('registration refuses another challenge, another user\'s challenge, a replay, no user verification, another origin and a second registration', async () => {

@@ -531,6 +531,10 @@ describe('sdk typed errors', () => {
     ['passkey_invalid', 400, ValidationError],
     ['passkey_rejected', 401, AuthenticationError],
     ['passkey_exists', 409, ConflictError],
+    ['invalid_two_step_code', 401, AuthenticationError],
+    ['two_step_expired', 401, AuthenticationError],
+    ['two_step_enabled', 409, ConflictError],
+    ['two_step_not_started', 409, ConflictError],
   ];
 
   it('lists every problem code', async () => {
@@ -694,6 +698,11 @@ describe('sdk coverage of the API document', () => {
     Passkeys_delete: (c) => c.passkeys.delete(WS),
     PasskeySignIn_options: (c) => c.passkeySignIn.options(),
     PasskeySignIn_create: (c) => c.passkeySignIn.create({ challengeId: WS, response: { id: 'AQID', rawId: 'AQID', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } } }),
+    TwoStepSignIn_complete: (c) => c.twoStepSignIn.complete({ challenge: 'sh2s_x', code: '123456' }),
+    CurrentUser_startTwoStep: (c) => c.currentUser.startTwoStep(),
+    CurrentUser_confirmTwoStep: (c) => c.currentUser.confirmTwoStep('123456'),
+    CurrentUser_disableTwoStep: (c) => c.currentUser.disableTwoStep('the password'),
+    CurrentUser_regenerateRecoveryCodes: (c) => c.currentUser.regenerateRecoveryCodes('the password'),
   };
 
   it('has a resource method for every operationId, and each sends that operation', async () => {

@@ -10,7 +10,7 @@ import { Connections } from './resources/connections.js';
 import { SiteCrawls } from './resources/site-crawls.js';
 import { ApiKeys } from './resources/api-keys.js';
 import { InvitationAcceptance, Invitations, Members } from './resources/members.js';
-import { CurrentUser, EmailVerification, PasswordReset, Sessions, type SessionCredential } from './resources/sessions.js';
+import { CurrentUser, EmailVerification, PasswordReset, Sessions, TwoStepSignIn, type SessionCredential } from './resources/sessions.js';
 import { Workspaces } from './resources/workspaces.js';
 import { PasskeySignIn, Passkeys } from './resources/passkeys.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
@@ -76,6 +76,7 @@ export class SiteHealth {
   readonly emailVerification: EmailVerification;
   readonly passkeys: Passkeys;
   readonly passkeySignIn: PasskeySignIn;
+  readonly twoStepSignIn: TwoStepSignIn;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -125,6 +126,7 @@ export class SiteHealth {
     this.emailVerification = new EmailVerification(transport);
     this.passkeys = new Passkeys(transport);
     this.passkeySignIn = new PasskeySignIn(transport);
+    this.twoStepSignIn = new TwoStepSignIn(transport);
   }
 }
 

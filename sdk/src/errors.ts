@@ -204,6 +204,10 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   passkey_invalid: ValidationError,
   passkey_rejected: AuthenticationError,
   passkey_exists: ConflictError,
+  invalid_two_step_code: AuthenticationError,
+  two_step_expired: AuthenticationError,
+  two_step_enabled: ConflictError,
+  two_step_not_started: ConflictError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {

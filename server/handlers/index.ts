@@ -79,4 +79,9 @@ export const handlers = {
   Passkeys_delete: passkeys.remove,
   PasskeySignIn_options: passkeys.signInOptions,
   PasskeySignIn_create: passkeys.signIn,
+  TwoStepSignIn_complete: sessions.completeTwoStep,
+  CurrentUser_startTwoStep: sessions.startOwnTwoStep,
+  CurrentUser_confirmTwoStep: sessions.confirmOwnTwoStep,
+  CurrentUser_disableTwoStep: sessions.disableOwn,
+  CurrentUser_regenerateRecoveryCodes: sessions.regenerateCodes,
 } satisfies HandlerMap;
