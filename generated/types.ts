@@ -445,6 +445,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/passkey-registration/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start registering a passkey
+         * @description Start registering a passkey: a challenge for `navigator.credentials.create()`, with the
+         *     user's existing passkeys excluded. **Session only.**
+         */
+        post: operations["Passkeys_registrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkey-sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description Finish signing in: verify the browser's answer (`session.signed_in` with
+         *     `method: "passkey"`). Sets the session cookie and answers as password sign-in does.
+         */
+        post: operations["PasskeySignIn_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkey-sign-in/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a passkey sign-in
+         * @description A sign-in challenge for `navigator.credentials.get()`.
+         */
+        post: operations["PasskeySignIn_options"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List passkeys
+         * @description The caller's passkeys, oldest first. **Session only.**
+         */
+        get: operations["Passkeys_list"];
+        put?: never;
+        /**
+         * Register a passkey
+         * @description Finish registering: verify the browser's answer to the challenge and store the passkey
+         *     (its public key, signature counter and transports) under the given name (`passkey.added`).
+         *     **Session only.**
+         */
+        post: operations["Passkeys_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a passkey
+         * @description Remove a passkey (`passkey.removed`): signing in with it is refused from the next attempt.
+         *     Another user's passkey is 404. **Session only.**
+         */
+        delete: operations["Passkeys_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/password-reset": {
         parameters: {
             query?: never;
@@ -2265,6 +2374,204 @@ export interface components {
             } | null;
             scores: components["schemas"]["CategoryScores"] | null;
         };
+        /**
+         * @description One of the user's passkeys. Its public key and credential id are never shown.
+         * @example {
+         *       "id": "0193a4e2-5555-7000-8000-000000000001",
+         *       "name": "Work laptop",
+         *       "deviceType": "multiDevice",
+         *       "backedUp": true,
+         *       "transports": [
+         *         "internal",
+         *         "hybrid"
+         *       ],
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "lastUsedAt": "2026-11-22T08:30:00.000Z"
+         *     }
+         */
+        Passkey: {
+            id: components["schemas"]["uuid"];
+            name: string;
+            deviceType: components["schemas"]["PasskeyDeviceType"];
+            /** @description True when the authenticator reports the passkey as backed up (synced). */
+            backedUp: boolean;
+            /** @description How the browser reached the authenticator when it was registered. */
+            transports: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The last sign-in with it, or null. */
+            lastUsedAt: string | null;
+        };
+        /** @description An algorithm the service accepts for the passkey's key pair (COSE: -7 ES256, -8 EdDSA, -257 RS256). */
+        PasskeyAlgorithm: {
+            /** Format: int32 */
+            alg: number;
+            /** @enum {string} */
+            type: "public-key";
+        };
+        /** @description The authenticator's answer to a sign-in, `AuthenticatorAssertionResponseJSON` of WebAuthn Level 3. */
+        PasskeyAssertion: {
+            clientDataJSON: components["schemas"]["base64url"];
+            authenticatorData: components["schemas"]["base64url"];
+            signature: components["schemas"]["base64url"];
+            /** @description The user handle the passkey was registered with; when present it must be its owner's. */
+            userHandle?: components["schemas"]["base64url"];
+        };
+        /** @description The authenticator's answer to a registration, `AuthenticatorAttestationResponseJSON` of WebAuthn Level 3. */
+        PasskeyAttestation: {
+            clientDataJSON: components["schemas"]["base64url"];
+            attestationObject: components["schemas"]["base64url"];
+            authenticatorData?: components["schemas"]["base64url"];
+            transports?: components["schemas"]["passkeyTransport"][];
+            /** Format: int32 */
+            publicKeyAlgorithm?: number;
+            publicKey?: components["schemas"]["base64url"];
+        };
+        /** @description What the authenticator must do: keep a discoverable credential and verify the user (PIN or biometrics). */
+        PasskeyAuthenticatorSelection: {
+            /** @enum {string} */
+            residentKey: "required";
+            /** @enum {boolean} */
+            requireResidentKey: true;
+            /** @enum {string} */
+            userVerification: "required";
+        };
+        /** @description Register a passkey: the challenge it answers, the browser's answer, and a name for it. */
+        PasskeyCreate: {
+            challengeId: components["schemas"]["uuid"];
+            name: components["schemas"]["passkeyName"];
+            response: components["schemas"]["PasskeyRegistrationResponse"];
+        };
+        /**
+         * @description `PublicKeyCredentialCreationOptionsJSON` of WebAuthn Level 3: pass it to
+         *     `PublicKeyCredential.parseCreationOptionsFromJSON()` (or SimpleWebAuthn's `startRegistration`),
+         *     then `navigator.credentials.create({ publicKey })`.
+         */
+        PasskeyCreationOptions: {
+            /** @description The challenge the authenticator signs (base64url); stored on the server, usable once. */
+            challenge: components["schemas"]["base64url"];
+            rp: components["schemas"]["PasskeyRelyingParty"];
+            user: components["schemas"]["PasskeyUserEntity"];
+            pubKeyCredParams: components["schemas"]["PasskeyAlgorithm"][];
+            /**
+             * Format: int32
+             * @description How long the browser waits for the user, in milliseconds: the challenge's lifetime.
+             */
+            timeout: number;
+            /**
+             * @description No attestation is asked for: the service trusts any authenticator that verifies its user.
+             * @enum {string}
+             */
+            attestation: "none";
+            excludeCredentials: components["schemas"]["PasskeyDescriptor"][];
+            authenticatorSelection: components["schemas"]["PasskeyAuthenticatorSelection"];
+            extensions: components["schemas"]["PasskeyExtensions"];
+        };
+        /** @description A passkey the authenticator should not register again (the user's existing ones). */
+        PasskeyDescriptor: {
+            /** @description The credential id. */
+            id: components["schemas"]["base64url"];
+            /** @enum {string} */
+            type: "public-key";
+            transports?: components["schemas"]["passkeyTransport"][];
+        };
+        /**
+         * @description Whether a passkey lives on one device or is synced between devices (a password manager, a platform account).
+         * @enum {string}
+         */
+        PasskeyDeviceType: "singleDevice" | "multiDevice";
+        /** @description Client extension outputs (`getClientExtensionResults()`), e.g. `{ "credProps": { "rk": true } }`; not relied on. */
+        PasskeyExtensionResults: {
+            [key: string]: unknown;
+        };
+        /** @description Extensions asked of the browser: `credProps` reports whether the credential is discoverable. */
+        PasskeyExtensions: {
+            credProps: boolean;
+        };
+        /** @description The caller's passkeys, oldest first. */
+        PasskeyList: {
+            data: components["schemas"]["Passkey"][];
+        };
+        /** @description A registration challenge: answer it within `expiresAt` with `POST /v1/passkeys`, once. */
+        PasskeyRegistrationOptions: {
+            /** @description Send it back with the browser's answer. */
+            challengeId: components["schemas"]["uuid"];
+            /**
+             * Format: date-time
+             * @description The challenge is refused after this time (5 minutes after it was issued).
+             */
+            expiresAt: string;
+            publicKey: components["schemas"]["PasskeyCreationOptions"];
+        };
+        /** @description `RegistrationResponseJSON`: what `PublicKeyCredential.toJSON()` gives after `navigator.credentials.create()`. */
+        PasskeyRegistrationResponse: {
+            /** @description The credential id (base64url). */
+            id: components["schemas"]["base64url"];
+            /** @description The same id as `id`. */
+            rawId: components["schemas"]["base64url"];
+            response: components["schemas"]["PasskeyAttestation"];
+            /** @enum {string} */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            clientExtensionResults: components["schemas"]["PasskeyExtensionResults"];
+            /** @enum {string} */
+            type: "public-key";
+        };
+        /** @description The relying party: this service, identified by the host of its public URL (`PUBLIC_URL`). */
+        PasskeyRelyingParty: {
+            name: string;
+            /** @description The RP ID: the host name of the service's public URL. */
+            id: string;
+        };
+        /**
+         * @description `PublicKeyCredentialRequestOptionsJSON` of WebAuthn Level 3, for
+         *     `PublicKeyCredential.parseRequestOptionsFromJSON()` (or SimpleWebAuthn's `startAuthentication`),
+         *     then `navigator.credentials.get({ publicKey })`. `allowCredentials` is empty: the authenticator
+         *     offers the passkeys it holds for this site, so no email is asked first.
+         */
+        PasskeyRequestOptions: {
+            challenge: components["schemas"]["base64url"];
+            /** @description The RP ID: the host name of the service's public URL. */
+            rpId: string;
+            /** Format: int32 */
+            timeout: number;
+            /** @enum {string} */
+            userVerification: "required";
+            allowCredentials: components["schemas"]["PasskeyDescriptor"][];
+        };
+        /** @description A sign-in challenge: answer it within `expiresAt` with `POST /v1/passkey-sign-in`, once. */
+        PasskeySignInOptions: {
+            challengeId: components["schemas"]["uuid"];
+            /**
+             * Format: date-time
+             * @description The challenge is refused after this time (5 minutes after it was issued).
+             */
+            expiresAt: string;
+            publicKey: components["schemas"]["PasskeyRequestOptions"];
+        };
+        /** @description Sign in with a passkey: the challenge it answers and the browser's answer. */
+        PasskeySignInRequest: {
+            challengeId: components["schemas"]["uuid"];
+            response: components["schemas"]["PasskeySignInResponse"];
+        };
+        /** @description `AuthenticationResponseJSON`: what `PublicKeyCredential.toJSON()` gives after `navigator.credentials.get()`. */
+        PasskeySignInResponse: {
+            id: components["schemas"]["base64url"];
+            rawId: components["schemas"]["base64url"];
+            response: components["schemas"]["PasskeyAssertion"];
+            /** @enum {string} */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            clientExtensionResults: components["schemas"]["PasskeyExtensionResults"];
+            /** @enum {string} */
+            type: "public-key";
+        };
+        /** @description The account a new passkey is for, as the authenticator stores it. */
+        PasskeyUserEntity: {
+            /** @description The user handle: a fixed opaque id of the user (base64url), never an email. */
+            id: components["schemas"]["base64url"];
+            /** @description The user's email, shown by the authenticator's account picker. */
+            name: string;
+            displayName: string;
+        };
         /** @description Change the caller's password: the current one proves it is the user. */
         PasswordChange: {
             currentPassword: string;
@@ -2316,7 +2623,7 @@ export interface components {
          *     page, `GET /problems/<code>` (the problem's `type`), says in words what it means and what to
          *     do next. Each value's `title` is the problem's `title`, and `x-status` its HTTP status.
          */
-        ProblemCode: string & ("validation_failed" | "link_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "invalid_two_step_code" | "two_step_expired" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "password_exists" | "two_step_enabled" | "two_step_not_started" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "headers_too_large" | "internal_error" | "service_unavailable");
+        ProblemCode: string & ("validation_failed" | "link_invalid" | "passkey_challenge_invalid" | "passkey_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "passkey_rejected" | "invalid_two_step_code" | "two_step_expired" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "password_exists" | "passkey_exists" | "two_step_enabled" | "two_step_not_started" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "headers_too_large" | "internal_error" | "service_unavailable");
         /** @description Ten single-use recovery codes, shown only here: each signs in once in place of a TOTP code. */
         RecoveryCodes: {
             recoveryCodes: string[];
@@ -3057,6 +3364,8 @@ export interface components {
             check_time?: components["schemas"]["wallTime"];
             crawl_schedule?: components["schemas"]["CrawlSchedule"];
         };
+        /** @description Binary data of WebAuthn as base64url without padding (RFC 4648 section 5), as browsers' `toJSON()` gives it. */
+        base64url: string;
         /**
          * @description A commit SHA: 7 to 64 hexadecimal characters. Stored lower case, so `ABC1234` and `abc1234` name the same deploy.
          * @example 3f9c2ab
@@ -3076,6 +3385,13 @@ export interface components {
          * @example https://github.example.com/api/v3
          */
         hostBaseUrl: string;
+        /**
+         * @description A name the user gives a passkey, to tell them apart in the list ("Work laptop", "Phone").
+         * @example Work laptop
+         */
+        passkeyName: string;
+        /** @description How a browser can reach an authenticator (`usb`, `nfc`, `ble`, `internal`, `hybrid`, `smart-card`, ...): kept as given. */
+        passkeyTransport: string;
         /**
          * @description A password, 10 to 200 characters. Stored only as a memory-hard digest (scrypt, N=2^15, r=8,
          *     p=1, a 16-byte salt per password); it is never logged or shown again.
@@ -3178,7 +3494,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3188,7 +3505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3311,7 +3628,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3321,7 +3639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3443,7 +3761,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3453,7 +3772,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3591,7 +3910,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3601,7 +3921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3719,7 +4039,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3729,7 +4050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3853,7 +4174,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3863,7 +4185,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3903,7 +4225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4019,7 +4341,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4029,7 +4352,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4171,7 +4494,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4181,7 +4505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4221,7 +4545,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4328,7 +4652,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4338,7 +4663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4458,7 +4783,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4575,7 +4901,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4714,7 +5041,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4833,7 +5161,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4865,7 +5194,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4969,7 +5298,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4979,7 +5309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5097,7 +5427,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5107,7 +5438,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5223,7 +5554,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5233,7 +5565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5353,7 +5685,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5363,7 +5696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5499,7 +5832,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5509,7 +5843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5627,7 +5961,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5637,7 +5972,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5677,7 +6012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5768,7 +6103,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5778,7 +6114,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5818,7 +6154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5925,7 +6261,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5935,7 +6272,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5975,7 +6312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6084,7 +6421,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6094,7 +6432,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6134,7 +6472,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6154,6 +6492,808 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: the body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_registrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyRegistrationOptions"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PasskeySignIn_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeySignInRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful sign-in: the session cookie, and the person signed in. */
+            200: {
+                headers: {
+                    /**
+                     * @description `sitehealth_session=<token>; Path=/; HttpOnly; SameSite=Lax; Max-Age=2592000`, with `Secure`
+                     *     unless the service's public URL is a loopback address.
+                     */
+                    "set-cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sign_in_throttled`: too many failed sign-ins; nothing was checked. */
+            429: {
+                headers: {
+                    /** @description Seconds until the throttling window ends. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PasskeySignIn_options: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeySignInOptions"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sign_in_throttled`: too many failed sign-ins; nothing was checked. */
+            429: {
+                headers: {
+                    /** @description Seconds until the throttling window ends. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyList"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6241,7 +7381,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6336,7 +7477,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6429,7 +7571,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6439,7 +7582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6563,7 +7706,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6573,7 +7717,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6685,7 +7829,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6695,7 +7840,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6824,7 +7969,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6834,7 +7980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6985,7 +8131,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6995,7 +8142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7134,7 +8281,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7144,7 +8292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7264,7 +8412,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7274,7 +8423,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7403,7 +8552,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7413,7 +8563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7564,7 +8714,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7574,7 +8725,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7713,7 +8864,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7723,7 +8875,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7848,7 +9000,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7858,7 +9011,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7985,7 +9138,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7995,7 +9149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8110,7 +9264,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8120,7 +9275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8262,7 +9417,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8272,7 +9428,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8312,7 +9468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8419,7 +9575,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8429,7 +9586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8553,7 +9710,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8563,7 +9721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8699,7 +9857,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8709,7 +9868,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8838,7 +9997,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8848,7 +10008,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8969,7 +10129,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8979,7 +10140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9120,7 +10281,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9130,7 +10292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9170,7 +10332,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9279,7 +10441,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9289,7 +10452,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9329,7 +10492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9416,7 +10579,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9426,7 +10590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9568,7 +10732,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9578,7 +10743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9627,7 +10792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9734,7 +10899,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9744,7 +10910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9868,7 +11034,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9878,7 +11045,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10014,7 +11181,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10024,7 +11192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10144,7 +11312,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10154,7 +11323,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10298,7 +11467,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10308,7 +11478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10348,7 +11518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10469,7 +11639,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10479,7 +11650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10625,7 +11796,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10635,7 +11807,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10755,7 +11927,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10765,7 +11938,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10889,7 +12062,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10899,7 +12073,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10939,7 +12113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11045,7 +12219,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11055,7 +12230,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11175,7 +12350,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11185,7 +12361,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11310,7 +12486,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11320,7 +12497,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11360,7 +12537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11466,7 +12643,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11476,7 +12654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11516,7 +12694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;

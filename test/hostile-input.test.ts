@@ -214,6 +214,27 @@ for (const engine of engines()) {
         body: { token: 'shver_not-a-real-token' },
         readBack: async () => null,
       }),
+      // No challenge of these ids exists: a body that passes validation is refused with a 400.
+      Passkeys_create: () => ({
+        method: 'POST',
+        path: '/v1/passkeys',
+        body: {
+          challengeId: crypto.randomUUID(),
+          name: 'Laptop',
+          response: { id: 'AQID', rawId: 'AQID', type: 'public-key', authenticatorAttachment: 'platform', clientExtensionResults: {}, response: { clientDataJSON: 'e30', attestationObject: 'oA', authenticatorData: 'AA', transports: ['usb'], publicKey: 'AA' } },
+        },
+        readBack: async () => null,
+        session,
+      }),
+      PasskeySignIn_create: () => ({
+        method: 'POST',
+        path: '/v1/passkey-sign-in',
+        body: {
+          challengeId: crypto.randomUUID(),
+          response: { id: 'AQID', rawId: 'AQID', type: 'public-key', authenticatorAttachment: 'platform', clientExtensionResults: {}, response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA', userHandle: 'AA' } },
+        },
+        readBack: async () => null,
+      }),
     };
 
     const operations = Object.entries(document.paths).flatMap(([route, item]) =>

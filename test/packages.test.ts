@@ -256,6 +256,16 @@ const reset = await call('passwordReset.request', client.passwordReset.request(e
 const linkRefusals: string[] = [];
 try { await client.passwordReset.complete('shrst_consumer', 'a password of ten'); } catch (err) { if (err instanceof ValidationError) { linkRefusals.push(err.code); called.push('passwordReset.complete'); } }
 try { await client.emailVerification.complete('shver_consumer'); } catch (err) { if (err instanceof ValidationError) { linkRefusals.push(err.code); called.push('emailVerification.complete'); } }
+// Passkeys: no authenticator here, so each ceremony starts, and its bogus answer is a typed refusal
+const registration = await call('passkeys.registrationOptions', person.passkeys.registrationOptions());
+const passkeyList = await call('passkeys.list', person.passkeys.list());
+const passkeyRefusals: string[] = [];
+const bogus = { id: 'AQID', rawId: 'AQID', type: 'public-key' as const, clientExtensionResults: {} };
+try { await person.passkeys.create({ challengeId: registration.challengeId, name: 'Consumer', response: { ...bogus, response: { clientDataJSON: 'e30', attestationObject: 'oA' } } }); } catch (err) { if (err instanceof ValidationError) { passkeyRefusals.push(err.code); called.push('passkeys.create'); } }
+try { await person.passkeys.delete('01900000-0000-7000-8000-0000000000fd'); } catch (err) { if (err instanceof NotFoundError) { passkeyRefusals.push(err.code); called.push('passkeys.delete'); } }
+const passkeyChallenge = await call('passkeySignIn.options', client.passkeySignIn.options());
+try { await client.passkeySignIn.create({ challengeId: passkeyChallenge.challengeId, response: { ...bogus, response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } } }); } catch (err) { if (err instanceof SiteHealthError) { passkeyRefusals.push(err.code); called.push('passkeySignIn.create'); } }
+report.passkeys = { rp: registration.publicKey.rp.id === new URL(env.SITEHEALTH_URL!).hostname, listed: passkeyList.data.length, refusals: passkeyRefusals };
 await call('sessions.delete', person.sessions.delete(meNow.session.id));
 let afterSignOut = 0;
 try { await person.currentUser.get(); } catch (err) { if (err instanceof SiteHealthError) afterSignOut = err.status; }
@@ -454,6 +464,7 @@ export const verify = verifyWebhook;
       for (const m of ['logs.iterate', 'activity.iterate', 'webhooks.iterateDeliveries', 'apiKeys.iterate']) assert.ok(report.called.includes(m));
       assert.deepEqual(report.apiKeys, { secret: true, listed: true, replacedBy: true, prefix: true, iterated: 3 });
       assert.deepEqual(report.members, { count: 1, role: 'owner', invited: true, refusals: ['not_found', 'last_owner'] });
+      assert.deepEqual(report.passkeys, { rp: true, listed: 0, refusals: ['passkey_invalid', 'not_found', 'passkey_rejected'] });
       assert.deepEqual(report.people, { email: true, csrf: true, devices: 1, statuses: [202, 202], others: 0, linkRefusals: ['link_invalid', 'link_invalid'], afterSignOut: 401 });
 
       assert.equal(report.version, JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8')).version);

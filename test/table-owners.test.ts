@@ -21,6 +21,8 @@ const OWNERS: Record<string, { folder: string; model: string }> = {
   monitor_slots: { folder: 'core/monitoring/', model: 'MonitorSlot' },
   invitations: { folder: 'core/access/', model: 'Invitation' },
   api_keys: { folder: 'core/access/', model: 'ApiKey' },
+  passkeys: { folder: 'core/access/', model: 'Passkey' },
+  webauthn_challenges: { folder: 'core/access/', model: 'WebAuthnChallenge' },
 };
 
 

@@ -12,6 +12,7 @@ import { ApiKeys } from './resources/api-keys.js';
 import { InvitationAcceptance, Invitations, Members } from './resources/members.js';
 import { CurrentUser, EmailVerification, PasswordReset, Sessions, TwoStepSignIn, type SessionCredential } from './resources/sessions.js';
 import { Workspaces } from './resources/workspaces.js';
+import { PasskeySignIn, Passkeys } from './resources/passkeys.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
 
@@ -73,6 +74,8 @@ export class SiteHealth {
   readonly currentUser: CurrentUser;
   readonly passwordReset: PasswordReset;
   readonly emailVerification: EmailVerification;
+  readonly passkeys: Passkeys;
+  readonly passkeySignIn: PasskeySignIn;
   readonly twoStepSignIn: TwoStepSignIn;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
@@ -121,6 +124,8 @@ export class SiteHealth {
     this.currentUser = new CurrentUser(transport);
     this.passwordReset = new PasswordReset(transport);
     this.emailVerification = new EmailVerification(transport);
+    this.passkeys = new Passkeys(transport);
+    this.passkeySignIn = new PasskeySignIn(transport);
     this.twoStepSignIn = new TwoStepSignIn(transport);
   }
 }

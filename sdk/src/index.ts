@@ -67,5 +67,6 @@ export { Webhooks } from './resources/webhooks.js';
 export { Connections } from './resources/connections.js';
 export { ApiKeys } from './resources/api-keys.js';
 export { Members, Invitations, InvitationAcceptance } from './resources/members.js';
+export { Passkeys, PasskeySignIn } from './resources/passkeys.js';
 export { Sessions, CurrentUser, PasswordReset, EmailVerification, TwoStepSignIn, sessionFromSignIn, type SessionCredential } from './resources/sessions.js';
 export type * from './types.js';

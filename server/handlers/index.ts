@@ -11,6 +11,7 @@ import * as hooks from './hooks.ts';
 import * as apiKeys from './api-keys.ts';
 import * as members from './members.ts';
 import * as sessions from './sessions.ts';
+import * as passkeys from './passkeys.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -72,6 +73,12 @@ export const handlers = {
   PasswordReset_request: sessions.requestReset,
   PasswordReset_complete: sessions.completeReset,
   EmailVerification_complete: sessions.verifyEmail,
+  Passkeys_registrationOptions: passkeys.registrationOptions,
+  Passkeys_create: passkeys.create,
+  Passkeys_list: passkeys.list,
+  Passkeys_delete: passkeys.remove,
+  PasskeySignIn_options: passkeys.signInOptions,
+  PasskeySignIn_create: passkeys.signIn,
   TwoStepSignIn_complete: sessions.completeTwoStep,
   CurrentUser_startTwoStep: sessions.startOwnTwoStep,
   CurrentUser_confirmTwoStep: sessions.confirmOwnTwoStep,

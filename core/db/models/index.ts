@@ -15,3 +15,4 @@ export { Webhook, WebhookMessage, WebhookDelivery } from './Webhook.ts';
 export { Connection, RepositoryDelivery } from './Connection.ts';
 export { Invitation } from './Invitation.ts';
 export { Session, EmailToken, RecoveryCode, SignInChallenge } from './Session.ts';
+export { Passkey, WebAuthnChallenge } from './Passkey.ts';
