@@ -527,6 +527,13 @@ describe('sdk typed errors', () => {
     ['csrf_failed', 403, PermissionError],
     ['link_invalid', 400, ValidationError],
     ['sign_in_throttled', 429, RateLimitError],
+    ['sso_required', 403, PermissionError],
+    ['sso_not_configured', 404, NotFoundError],
+    ['sso_state_invalid', 400, ValidationError],
+    ['sso_expired', 400, ValidationError],
+    ['sso_provider_error', 400, ValidationError],
+    ['sso_token_invalid', 400, ValidationError],
+    ['sso_user_unknown', 403, PermissionError],
   ];
 
   it('lists every problem code', async () => {
@@ -684,6 +691,11 @@ describe('sdk coverage of the API document', () => {
     PasswordReset_request: (c) => c.passwordReset.request('dana@acme.example'),
     PasswordReset_complete: (c) => c.passwordReset.complete('shrst_token', 'a new password'),
     EmailVerification_complete: (c) => c.emailVerification.complete('shver_token'),
+    SingleSignOn_get: (c) => c.singleSignOn.get(),
+    SingleSignOn_configure: (c) => c.singleSignOn.configure({ issuer: 'https://login.acme.example', clientId: 'sitehealth', clientSecret: 'secret' }),
+    SingleSignOn_remove: (c) => c.singleSignOn.remove(),
+    SsoSignIn_start: (c) => c.ssoSignIn.start({ email: 'dana@acme.example' }),
+    SsoSignIn_callback: (c) => c.ssoSignIn.callback({ code: 'code', state: 'state' }, 'binding'),
   };
 
   it('has a resource method for every operationId, and each sends that operation', async () => {

@@ -21,6 +21,9 @@ const OWNERS: Record<string, { folder: string; model: string }> = {
   monitor_slots: { folder: 'core/monitoring/', model: 'MonitorSlot' },
   invitations: { folder: 'core/access/', model: 'Invitation' },
   api_keys: { folder: 'core/access/', model: 'ApiKey' },
+  sso_settings: { folder: 'core/access/', model: 'SsoSettingsRow' },
+  sso_attempts: { folder: 'core/access/', model: 'SsoAttempt' },
+  sso_identities: { folder: 'core/access/', model: 'SsoIdentity' },
 };
 
 

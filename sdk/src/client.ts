@@ -11,6 +11,7 @@ import { SiteCrawls } from './resources/site-crawls.js';
 import { ApiKeys } from './resources/api-keys.js';
 import { InvitationAcceptance, Invitations, Members } from './resources/members.js';
 import { CurrentUser, EmailVerification, PasswordReset, Sessions, type SessionCredential } from './resources/sessions.js';
+import { SingleSignOn, SsoSignIn } from './resources/sso.js';
 import { Workspaces } from './resources/workspaces.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
@@ -73,6 +74,8 @@ export class SiteHealth {
   readonly currentUser: CurrentUser;
   readonly passwordReset: PasswordReset;
   readonly emailVerification: EmailVerification;
+  readonly singleSignOn: SingleSignOn;
+  readonly ssoSignIn: SsoSignIn;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -120,6 +123,8 @@ export class SiteHealth {
     this.currentUser = new CurrentUser(transport);
     this.passwordReset = new PasswordReset(transport);
     this.emailVerification = new EmailVerification(transport);
+    this.singleSignOn = new SingleSignOn(transport);
+    this.ssoSignIn = new SsoSignIn(transport);
   }
 }
 

@@ -200,6 +200,13 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   csrf_failed: PermissionError,
   link_invalid: ValidationError,
   sign_in_throttled: RateLimitError,
+  sso_required: PermissionError,
+  sso_not_configured: NotFoundError,
+  sso_state_invalid: ValidationError,
+  sso_expired: ValidationError,
+  sso_provider_error: ValidationError,
+  sso_token_invalid: ValidationError,
+  sso_user_unknown: PermissionError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {

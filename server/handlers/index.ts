@@ -11,6 +11,7 @@ import * as hooks from './hooks.ts';
 import * as apiKeys from './api-keys.ts';
 import * as members from './members.ts';
 import * as sessions from './sessions.ts';
+import * as sso from './sso.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -72,4 +73,9 @@ export const handlers = {
   PasswordReset_request: sessions.requestReset,
   PasswordReset_complete: sessions.completeReset,
   EmailVerification_complete: sessions.verifyEmail,
+  SingleSignOn_get: sso.get,
+  SingleSignOn_configure: sso.configure,
+  SingleSignOn_remove: sso.remove,
+  SsoSignIn_start: sso.start,
+  SsoSignIn_callback: sso.callback,
 } satisfies HandlerMap;

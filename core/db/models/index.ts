@@ -15,3 +15,4 @@ export { Webhook, WebhookMessage, WebhookDelivery } from './Webhook.ts';
 export { Connection, RepositoryDelivery } from './Connection.ts';
 export { Invitation } from './Invitation.ts';
 export { Session, EmailToken } from './Session.ts';
+export { SsoSettingsRow, SsoAttempt, SsoIdentity } from './Sso.ts';
