@@ -534,6 +534,10 @@ describe('sdk typed errors', () => {
     ['sso_provider_error', 400, ValidationError],
     ['sso_token_invalid', 400, ValidationError],
     ['sso_user_unknown', 403, PermissionError],
+    ['invalid_two_step_code', 401, AuthenticationError],
+    ['two_step_expired', 401, AuthenticationError],
+    ['two_step_enabled', 409, ConflictError],
+    ['two_step_not_started', 409, ConflictError],
   ];
 
   it('lists every problem code', async () => {
@@ -696,6 +700,11 @@ describe('sdk coverage of the API document', () => {
     SingleSignOn_remove: (c) => c.singleSignOn.remove(),
     SsoSignIn_start: (c) => c.ssoSignIn.start({ email: 'dana@acme.example' }),
     SsoSignIn_callback: (c) => c.ssoSignIn.callback({ code: 'code', state: 'state' }, 'binding'),
+    TwoStepSignIn_complete: (c) => c.twoStepSignIn.complete({ challenge: 'sh2s_x', code: '123456' }),
+    CurrentUser_startTwoStep: (c) => c.currentUser.startTwoStep(),
+    CurrentUser_confirmTwoStep: (c) => c.currentUser.confirmTwoStep('123456'),
+    CurrentUser_disableTwoStep: (c) => c.currentUser.disableTwoStep('the password'),
+    CurrentUser_regenerateRecoveryCodes: (c) => c.currentUser.regenerateRecoveryCodes('the password'),
   };
 
   it('has a resource method for every operationId, and each sends that operation', async () => {

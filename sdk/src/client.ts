@@ -10,8 +10,8 @@ import { Connections } from './resources/connections.js';
 import { SiteCrawls } from './resources/site-crawls.js';
 import { ApiKeys } from './resources/api-keys.js';
 import { InvitationAcceptance, Invitations, Members } from './resources/members.js';
-import { CurrentUser, EmailVerification, PasswordReset, Sessions, type SessionCredential } from './resources/sessions.js';
 import { SingleSignOn, SsoSignIn } from './resources/sso.js';
+import { CurrentUser, EmailVerification, PasswordReset, Sessions, TwoStepSignIn, type SessionCredential } from './resources/sessions.js';
 import { Workspaces } from './resources/workspaces.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
@@ -76,6 +76,7 @@ export class SiteHealth {
   readonly emailVerification: EmailVerification;
   readonly singleSignOn: SingleSignOn;
   readonly ssoSignIn: SsoSignIn;
+  readonly twoStepSignIn: TwoStepSignIn;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -125,6 +126,7 @@ export class SiteHealth {
     this.emailVerification = new EmailVerification(transport);
     this.singleSignOn = new SingleSignOn(transport);
     this.ssoSignIn = new SsoSignIn(transport);
+    this.twoStepSignIn = new TwoStepSignIn(transport);
   }
 }
 

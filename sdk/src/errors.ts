@@ -207,6 +207,10 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   sso_provider_error: ValidationError,
   sso_token_invalid: ValidationError,
   sso_user_unknown: PermissionError,
+  invalid_two_step_code: AuthenticationError,
+  two_step_expired: AuthenticationError,
+  two_step_enabled: ConflictError,
+  two_step_not_started: ConflictError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {

@@ -67,6 +67,6 @@ export { Webhooks } from './resources/webhooks.js';
 export { Connections } from './resources/connections.js';
 export { ApiKeys } from './resources/api-keys.js';
 export { Members, Invitations, InvitationAcceptance } from './resources/members.js';
-export { Sessions, CurrentUser, PasswordReset, EmailVerification, sessionFromSignIn, type SessionCredential } from './resources/sessions.js';
 export { SingleSignOn, SsoSignIn, ssoBindingOf, type SsoCompleted } from './resources/sso.js';
+export { Sessions, CurrentUser, PasswordReset, EmailVerification, TwoStepSignIn, sessionFromSignIn, type SessionCredential } from './resources/sessions.js';
 export type * from './types.js';

@@ -78,4 +78,9 @@ export const handlers = {
   SingleSignOn_remove: sso.remove,
   SsoSignIn_start: sso.start,
   SsoSignIn_callback: sso.callback,
+  TwoStepSignIn_complete: sessions.completeTwoStep,
+  CurrentUser_startTwoStep: sessions.startOwnTwoStep,
+  CurrentUser_confirmTwoStep: sessions.confirmOwnTwoStep,
+  CurrentUser_disableTwoStep: sessions.disableOwn,
+  CurrentUser_regenerateRecoveryCodes: sessions.regenerateCodes,
 } satisfies HandlerMap;
