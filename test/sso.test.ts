@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi, uniqueEmail } from './support/api.ts';
 import { loginAtProvider, startProvider, type LocalProvider } from './support/oidc-provider.ts';
-import { addMember, setPassword } from '../core/access/index.ts';
+import { addMember, resealSsoSecrets, setPassword } from '../core/access/index.ts';
+import { Keyring } from '../core/secrets/index.ts';
 import { operatorActor } from '../core/activity/index.ts';
 import { setClockOffset } from '../core/platform/index.ts';
 
@@ -17,6 +18,7 @@ after(dropCreatedDatabases);
 const PUBLIC_URL = 'https://sitehealth.example';
 const CALLBACK = `${PUBLIC_URL}/v1/sso/callback`;
 const PASSWORD = 'correct horse battery';
+const SECRETS_KEY = crypto.randomBytes(32);
 
 for (const engine of engines()) {
   describe(`single sign-on (${engine})`, () => {
@@ -26,7 +28,7 @@ for (const engine of engines()) {
 
     before(async () => {
       idp = await startProvider(CALLBACK);
-      api = await TestApi.start(engine, { env: { PUBLIC_URL, ALLOW_PRIVATE_NETWORK: '1', SECRETS_KEY: crypto.randomBytes(32).toString('base64') } });
+      api = await TestApi.start(engine, { env: { PUBLIC_URL, ALLOW_PRIVATE_NETWORK: '1', SECRETS_KEY: SECRETS_KEY.toString('base64') } });
       o = await api.owner();
     });
     after(async () => {
@@ -98,6 +100,16 @@ for (const engine of engines()) {
       assert.equal((await api.call('GET', '/v1/sso/settings', { key: o.apiKey })).body.clientId, idp.clientId);
       const actions = (await securityActions()).map((r) => r.action);
       assert.equal(actions.filter((a) => a === 'sso.configured').length, 2);
+
+      // A SECRETS_KEY rotation re-seals the client secret with the new first key (admin secrets reseal).
+      const newKey = crypto.randomBytes(32);
+      const rotated = new Keyring([newKey, SECRETS_KEY]);
+      assert.equal(await resealSsoSecrets(api.db, rotated), 1);
+      assert.equal(await resealSsoSecrets(api.db, rotated), 0);
+      const resealed = await api.db('sso_settings').where({ account_id: o.accountId }).first();
+      assert.equal(rotated.isStale(resealed.client_secret), false);
+      assert.equal(rotated.open(resealed.client_secret, `sso_settings/${o.accountId}/client_secret`), idp.clientSecret);
+      assert.equal(await resealSsoSecrets(api.db, new Keyring([SECRETS_KEY, newKey])), 1, 'and back, so this server opens it again');
     });
 
     it('a person signs in through the provider end to end: PKCE S256, session cookie, 302, audit rows', async () => {

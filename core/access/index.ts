@@ -46,6 +46,7 @@ export {
   bindingCookie,
   redirectUriOf,
   ssoRetention,
+  resealSsoSecrets,
   type SsoSettings,
   type CallbackQuery,
 } from './sso.ts';

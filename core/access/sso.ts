@@ -265,5 +265,20 @@ export async function completeSso(db: Db, s: SsoSettings, f: { query: CallbackQu
   });
 }
 
+/**
+ * After SECRETS_KEY gained a new first key: client secrets an older key sealed, sealed again
+ * (docs/operating.md#rotating-secrets_key). Attempts' verifiers live 10 minutes and are not.
+ */
+export async function resealSsoSecrets(db: DbOrTrx, keyring: Keyring): Promise<number> {
+  let count = 0;
+  for (const row of await SsoSettingsRow.query(db).select('account_id', 'client_secret')) {
+    if (!keyring.isStale(row.client_secret)) continue;
+    const context = sealContext('sso_settings', row.account_id, 'client_secret');
+    await SsoSettingsRow.query(db).findById(row.account_id).patch({ client_secret: keyring.seal(keyring.open(row.client_secret, context), context) });
+    count++;
+  }
+  return count;
+}
+
 /** Attempts are over within 10 minutes; a day keeps them for inspection. */
 export const ssoRetention: RetentionRule[] = [{ name: 'sso_attempts', table: 'sso_attempts', column: 'created_at', maxAgeMs: DAY_MS }];
