@@ -181,6 +181,19 @@ for (const engine of engines()) {
         body: { token: 'shrst_not-a-real-token', password: 'a new password here' },
         readBack: async () => null,
       }),
+      // The issuer is a private address on a server without ALLOW_PRIVATE_NETWORK: refused before anything is stored.
+      SingleSignOn_configure: () => ({
+        method: 'PUT',
+        path: '/v1/sso/settings',
+        body: { issuer: 'https://127.0.0.1', clientId: 'sitehealth', clientSecret: 'a client secret' },
+        readBack: async () => null,
+      }),
+      SsoSignIn_start: () => ({
+        method: 'POST',
+        path: '/v1/sso/start',
+        body: { email: `hostile.${Math.random().toString(36).slice(2)}@example.com` },
+        readBack: async () => null,
+      }),
       TwoStepSignIn_complete: () => ({
         method: 'POST',
         path: '/v1/two-step-sign-in',

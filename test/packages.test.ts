@@ -271,6 +271,15 @@ let afterSignOut = 0;
 try { await person.currentUser.get(); } catch (err) { if (err instanceof SiteHealthError) afterSignOut = err.status; }
 report.people = { email: meNow.email === env.SITEHEALTH_EMAIL, csrf: meNow.csrfToken === credential.csrfToken, devices: devices.data.length, statuses: [verification.status, reset.status], others: others.revoked, linkRefusals, afterSignOut };
 
+// Single sign-on: none is configured here, and no provider runs, so each step is a typed refusal
+report.sso = [
+  await refusal('singleSignOn.get', client.singleSignOn.get()),
+  await refusal('singleSignOn.configure', client.singleSignOn.configure({ issuer: 'https://127.0.0.1:9', clientId: 'consumer', clientSecret: 'a secret' })),
+  await refusal('singleSignOn.remove', client.singleSignOn.remove()),
+  await refusal('ssoSignIn.start', client.ssoSignIn.start({ email: env.SITEHEALTH_EMAIL! })),
+  await refusal('ssoSignIn.callback', client.ssoSignIn.callback({ code: 'code', state: 'not-a-state' }, null)),
+];
+
 // API keys: every operation (the key carries the keys scope)
 const made = await call('apiKeys.create', client.apiKeys.create({ name: 'consumer', scopes: ['search'], workspaceId }));
 const keyPage = await call('apiKeys.list', client.apiKeys.list({ limit: 10 }));
@@ -465,6 +474,13 @@ export const verify = verifyWebhook;
       assert.deepEqual(report.apiKeys, { secret: true, listed: true, replacedBy: true, prefix: true, iterated: 3 });
       assert.deepEqual(report.members, { count: 1, role: 'owner', invited: true, refusals: ['not_found', 'last_owner'] });
       assert.deepEqual(report.passkeys, { rp: true, listed: 0, refusals: ['passkey_invalid', 'not_found', 'passkey_rejected'] });
+      assert.deepEqual(report.sso, [
+        ['NotFoundError', 404, 'not_found'],
+        ['ValidationError', 400, 'sso_provider_error'],
+        ['NotFoundError', 404, 'not_found'],
+        ['NotFoundError', 404, 'sso_not_configured'],
+        ['ValidationError', 400, 'sso_state_invalid'],
+      ]);
       assert.deepEqual(report.people, { email: true, csrf: true, devices: 1, statuses: [202, 202], others: 0, linkRefusals: ['link_invalid', 'link_invalid'], afterSignOut: 401 });
 
       assert.equal(report.version, JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8')).version);

@@ -23,6 +23,9 @@ const OWNERS: Record<string, { folder: string; model: string }> = {
   api_keys: { folder: 'core/access/', model: 'ApiKey' },
   passkeys: { folder: 'core/access/', model: 'Passkey' },
   webauthn_challenges: { folder: 'core/access/', model: 'WebAuthnChallenge' },
+  sso_settings: { folder: 'core/access/', model: 'SsoSettingsRow' },
+  sso_attempts: { folder: 'core/access/', model: 'SsoAttempt' },
+  sso_identities: { folder: 'core/access/', model: 'SsoIdentity' },
 };
 
 

@@ -1,4 +1,4 @@
-import { resealTwoStepSecrets } from '../../core/access/index.ts';
+import { resealSsoSecrets, resealTwoStepSecrets } from '../../core/access/index.ts';
 import { connectionSettings, resealConnections } from '../../core/connections/index.ts';
 import { loadConfig } from '../../core/platform/index.ts';
 import { defineCommand } from '../command.ts';
@@ -10,18 +10,18 @@ export default defineCommand({
 
 After SECRETS_KEY gained a new first key (docs/operating.md#rotating-secrets_key), seals every
 stored credential that an older key sealed (connected repositories' tokens and secrets, two-step
-secrets) with the
-new one, so the older key can be removed. Idempotent.
+secrets, single sign-on client secrets) with the new one, so the older key can be removed.
+Idempotent.
 
---json prints {resealed, twoStepSecrets}.`,
+--json prints {resealed, twoStepSecrets, ssoSecrets}.`,
   options: {},
   parse() {
     return {};
   },
   async run(db) {
     const keyring = connectionSettings(loadConfig()).keyring;
-    return { resealed: await resealConnections(db, keyring), twoStepSecrets: await resealTwoStepSecrets(db, keyring) };
+    return { resealed: await resealConnections(db, keyring), twoStepSecrets: await resealTwoStepSecrets(db, keyring), ssoSecrets: await resealSsoSecrets(db, keyring) };
   },
   json: (r) => r,
-  text: (r) => `Re-sealed ${r.resealed} connection(s) and ${r.twoStepSecrets} two-step secret(s) with the current key.`,
+  text: (r) => `Re-sealed ${r.resealed} connection(s), ${r.twoStepSecrets} two-step secret(s) and ${r.ssoSecrets} single sign-on secret(s) with the current key.`,
 });

@@ -10,6 +10,7 @@ import { Connections } from './resources/connections.js';
 import { SiteCrawls } from './resources/site-crawls.js';
 import { ApiKeys } from './resources/api-keys.js';
 import { InvitationAcceptance, Invitations, Members } from './resources/members.js';
+import { SingleSignOn, SsoSignIn } from './resources/sso.js';
 import { CurrentUser, EmailVerification, PasswordReset, Sessions, TwoStepSignIn, type SessionCredential } from './resources/sessions.js';
 import { Workspaces } from './resources/workspaces.js';
 import { PasskeySignIn, Passkeys } from './resources/passkeys.js';
@@ -76,6 +77,8 @@ export class SiteHealth {
   readonly emailVerification: EmailVerification;
   readonly passkeys: Passkeys;
   readonly passkeySignIn: PasskeySignIn;
+  readonly singleSignOn: SingleSignOn;
+  readonly ssoSignIn: SsoSignIn;
   readonly twoStepSignIn: TwoStepSignIn;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
@@ -126,6 +129,8 @@ export class SiteHealth {
     this.emailVerification = new EmailVerification(transport);
     this.passkeys = new Passkeys(transport);
     this.passkeySignIn = new PasskeySignIn(transport);
+    this.singleSignOn = new SingleSignOn(transport);
+    this.ssoSignIn = new SsoSignIn(transport);
     this.twoStepSignIn = new TwoStepSignIn(transport);
   }
 }

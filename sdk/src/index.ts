@@ -68,5 +68,6 @@ export { Connections } from './resources/connections.js';
 export { ApiKeys } from './resources/api-keys.js';
 export { Members, Invitations, InvitationAcceptance } from './resources/members.js';
 export { Passkeys, PasskeySignIn } from './resources/passkeys.js';
+export { SingleSignOn, SsoSignIn, ssoBindingOf, type SsoCompleted } from './resources/sso.js';
 export { Sessions, CurrentUser, PasswordReset, EmailVerification, TwoStepSignIn, sessionFromSignIn, type SessionCredential } from './resources/sessions.js';
 export type * from './types.js';

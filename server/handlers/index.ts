@@ -12,6 +12,7 @@ import * as apiKeys from './api-keys.ts';
 import * as members from './members.ts';
 import * as sessions from './sessions.ts';
 import * as passkeys from './passkeys.ts';
+import * as sso from './sso.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -79,6 +80,11 @@ export const handlers = {
   Passkeys_delete: passkeys.remove,
   PasskeySignIn_options: passkeys.signInOptions,
   PasskeySignIn_create: passkeys.signIn,
+  SingleSignOn_get: sso.get,
+  SingleSignOn_configure: sso.configure,
+  SingleSignOn_remove: sso.remove,
+  SsoSignIn_start: sso.start,
+  SsoSignIn_callback: sso.callback,
   TwoStepSignIn_complete: sessions.completeTwoStep,
   CurrentUser_startTwoStep: sessions.startOwnTwoStep,
   CurrentUser_confirmTwoStep: sessions.confirmOwnTwoStep,
