@@ -521,6 +521,9 @@ describe('sdk typed errors', () => {
     ['member_exists', 409, ConflictError],
     ['invitation_used', 409, ConflictError],
     ['invitation_expired', 409, ConflictError],
+    ['search_console_unconfigured', 503, ServiceUnavailableError],
+    ['search_console_refused', 422, UnprocessableError],
+    ['search_console_not_connected', 409, ConflictError],
   ];
 
   it('lists every problem code', async () => {
@@ -668,6 +671,12 @@ describe('sdk coverage of the API document', () => {
     Invitations_create: (c) => c.invitations.create(WS, { email: 'dana@acme.example', role: 'member' }),
     Invitations_delete: (c) => c.invitations.delete(WS, WS),
     InvitationAcceptance_accept: (c) => c.invitationAcceptance.accept('shinv_token'),
+    SearchConsole_get: (c) => c.searchConsole.get(WS),
+    SearchConsole_connect: (c) => c.searchConsole.connect(WS, { siteUrl: 'https://www.example.com/' }),
+    SearchConsole_disconnect: (c) => c.searchConsole.disconnect(WS),
+    SearchConsole_sync: (c) => c.searchConsole.sync(WS),
+    SearchConsoleCallback_complete: (c) => c.searchConsoleCallback.complete({ state: 'x', code: 'y' }),
+    SearchPerformance_get: (c) => c.searchPerformance.get({ workspace_id: WS, from: '2026-10-01', to: '2026-10-28', dimension: 'query', compare: 'previous' }),
   };
 
   it('has a resource method for every operationId, and each sends that operation', async () => {

@@ -21,6 +21,9 @@ const OWNERS: Record<string, { folder: string; model: string }> = {
   monitor_slots: { folder: 'core/monitoring/', model: 'MonitorSlot' },
   invitations: { folder: 'core/access/', model: 'Invitation' },
   api_keys: { folder: 'core/access/', model: 'ApiKey' },
+  search_console_connections: { folder: 'core/search-console/', model: 'SearchConsoleConnection' },
+  // No model: SQL text and COPY only (core/search-data).
+  search_performance: { folder: 'core/search-data/', model: 'SearchPerformanceRow' },
 };
 
 

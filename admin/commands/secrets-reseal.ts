@@ -1,5 +1,6 @@
 import { connectionSettings, resealConnections } from '../../core/connections/index.ts';
 import { loadConfig } from '../../core/platform/index.ts';
+import { resealSearchConsole } from '../../core/search-console/index.ts';
 import { defineCommand } from '../command.ts';
 
 export default defineCommand({
@@ -8,7 +9,8 @@ export default defineCommand({
   help: `Usage: npm run admin -- secrets reseal [--json]
 
 After SECRETS_KEY gained a new first key (docs/operating.md#rotating-secrets_key), seals every
-stored credential that an older key sealed (connected repositories' tokens and secrets) with the
+stored credential that an older key sealed (connected repositories' tokens and secrets, Search
+Console refresh tokens) with the
 new one, so the older key can be removed. Idempotent.
 
 --json prints {resealed}.`,
@@ -17,8 +19,9 @@ new one, so the older key can be removed. Idempotent.
     return {};
   },
   async run(db) {
-    return { resealed: await resealConnections(db, connectionSettings(loadConfig()).keyring) };
+    const keyring = connectionSettings(loadConfig()).keyring;
+    return { resealed: (await resealConnections(db, keyring)) + (await resealSearchConsole(db, keyring)) };
   },
   json: (r) => r,
-  text: (r) => `Re-sealed ${r.resealed} connection(s) with the current key.`,
+  text: (r) => `Re-sealed ${r.resealed} connection(s) (repositories and Search Console) with the current key.`,
 });

@@ -11,6 +11,8 @@ import { SiteCrawls } from './resources/site-crawls.js';
 import { ApiKeys } from './resources/api-keys.js';
 import { InvitationAcceptance, Invitations, Members } from './resources/members.js';
 import { Workspaces } from './resources/workspaces.js';
+import { SearchPerformance } from './resources/search-performance.js';
+import { SearchConsole, SearchConsoleCallback } from './resources/search-console.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
 
@@ -63,6 +65,9 @@ export class SiteHealth {
   readonly members: Members;
   readonly invitations: Invitations;
   readonly invitationAcceptance: InvitationAcceptance;
+  readonly searchPerformance: SearchPerformance;
+  readonly searchConsole: SearchConsole;
+  readonly searchConsoleCallback: SearchConsoleCallback;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -104,6 +109,9 @@ export class SiteHealth {
     this.members = new Members(transport);
     this.invitations = new Invitations(transport);
     this.invitationAcceptance = new InvitationAcceptance(transport);
+    this.searchPerformance = new SearchPerformance(transport);
+    this.searchConsole = new SearchConsole(transport);
+    this.searchConsoleCallback = new SearchConsoleCallback(transport);
   }
 }
 

@@ -194,6 +194,9 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   member_exists: ConflictError,
   invitation_used: ConflictError,
   invitation_expired: ConflictError,
+  search_console_unconfigured: ServiceUnavailableError,
+  search_console_refused: UnprocessableError,
+  search_console_not_connected: ConflictError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {

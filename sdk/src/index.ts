@@ -67,4 +67,6 @@ export { Webhooks } from './resources/webhooks.js';
 export { Connections } from './resources/connections.js';
 export { ApiKeys } from './resources/api-keys.js';
 export { Members, Invitations, InvitationAcceptance } from './resources/members.js';
+export { SearchPerformance } from './resources/search-performance.js';
+export { SearchConsole, SearchConsoleCallback } from './resources/search-console.js';
 export type * from './types.js';

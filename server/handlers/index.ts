@@ -10,6 +10,8 @@ import * as connections from './connections.ts';
 import * as hooks from './hooks.ts';
 import * as apiKeys from './api-keys.ts';
 import * as members from './members.ts';
+import * as searchPerformance from './search-performance.ts';
+import * as searchConsole from './search-console.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -61,4 +63,10 @@ export const handlers = {
   Invitations_create: members.invite,
   Invitations_delete: members.withdraw,
   InvitationAcceptance_accept: members.accept,
+  SearchPerformance_get: searchPerformance.get,
+  SearchConsole_get: searchConsole.get,
+  SearchConsole_connect: searchConsole.connect,
+  SearchConsole_disconnect: searchConsole.disconnect,
+  SearchConsole_sync: searchConsole.sync,
+  SearchConsoleCallback_complete: searchConsole.complete,
 } satisfies HandlerMap;
