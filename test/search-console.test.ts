@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../core/platform/index.ts';
-import { addDays, dayOf } from '../core/search-data/index.ts';
+import { addDays, dayOf, searchSpan } from '../core/search-data/index.ts';
 import { runSchedules, latestSlot } from '../core/monitoring/index.ts';
 import { runSync, searchConsoleSettings, startAuthorization } from '../core/search-console/index.ts';
 import { SYSTEM_ACTOR } from '../core/activity/index.ts';
@@ -167,6 +167,8 @@ for (const engine of engines()) {
       assert.equal((await perf({ from: ago(10), to: ago(1) })).provisionalFrom, ago(3));
       const days = (await api.db('search_data_days').where({ workspace_id: owner.workspaceId }).orderBy('date')) as Array<{ date: string; provisional: boolean | number }>;
       assert.deepEqual(days.filter((d) => Boolean(d.provisional)).map((d) => String(d.date)), [ago(3), ago(2), ago(1)]);
+      // Deploy impact's windows end on the last final day (spec/deploys.tsp Impact): before the provisional ones.
+      assert.deepEqual(await searchSpan(api.db, owner.workspaceId), { first: ago(10), newest: ago(1), lastFinal: ago(4) });
     });
 
     it('the next sync re-reads the last 3 days (revised figures replace them) and marks incomplete days provisional', async () => {

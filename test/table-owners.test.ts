@@ -24,6 +24,7 @@ const OWNERS: Record<string, { folder: string; model: string }> = {
   search_console_connections: { folder: 'core/search-console/', model: 'SearchConsoleConnection' },
   // No model: SQL text and COPY only (core/search-data).
   search_performance: { folder: 'core/search-data/', model: 'SearchPerformanceRow' },
+  search_rollups: { folder: 'core/search-data/', model: 'SearchRollup' },
 };
 
 

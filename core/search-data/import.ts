@@ -22,6 +22,7 @@ import { NotFound, nowMs } from '../platform/index.ts';
 import { dayOf } from './days.ts';
 import { copyIn, type CopyIn } from './copy-in.ts';
 import { RowReader, SearchImportError, csvProblem, openCsv, type SearchRow } from './rows.ts';
+import { rollUp } from './rollups.ts';
 
 export interface ImportInput {
   workspaceId: string;
@@ -143,6 +144,7 @@ export async function importSearchData(db: Db, input: ImportInput): Promise<Impo
     }
 
     if (reader.detailed) await sumPages(trx, input.workspaceId, [...days.keys()]);
+    await rollUp(trx, input.workspaceId, [...days.keys()]);
     await writeDays(trx, input.workspaceId, days);
     const sorted = [...days.keys()].sort();
     return {
@@ -465,6 +467,7 @@ export async function replaceDay(
     stats.clicks += p.clicks;
     stats.impressions += p.impressions;
   }
+  await rollUp(trx, workspaceId, [day.date]);
   await writeDays(trx, workspaceId, new Map([[day.date, stats]]));
   return day.pages.length + day.details.length;
 }

@@ -1,9 +1,12 @@
 // GET /v1/search-performance (spec/search-performance.tsp): totals, the compared period's totals
 // and one row per value of a dimension, read at request time. Requests by date or page without a
 // query, country or device filter read the per-day-per-page totals (search_data, which include
-// anonymized queries); every other request reads the detailed rows (search_performance). Every
-// statement is one range of the table's primary key, (workspace_id, date, ...), grouped; the
-// statements of one request run at once on the pool. bench/search-performance.ts measures them.
+// anonymized queries); every other request reads the detailed rows (search_performance). A request
+// with no filter at all reads the per-day rollups instead (search_rollups: a day's totals, and its
+// sums per query, country and device), a few rows a day in place of thousands, which hold the same
+// sums; rows by page come from search_data. Every statement is one range of its table's primary
+// key, grouped; the statements of one request run at once on the pool. bench/search-performance.ts
+// measures them.
 
 import { runSql, type DbOrTrx } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
@@ -42,6 +45,9 @@ interface Sums {
 // position is a single-precision column: CAST before multiplying, or long sums lose digits.
 const SUMS = `SUM(clicks) AS clicks, SUM(impressions) AS impressions,
   SUM(CAST(position AS DOUBLE PRECISION) * impressions) AS pw, SUM(CASE WHEN position IS NULL THEN 0 ELSE impressions END) AS pi`;
+
+/** The same sums over search_rollups, whose rows carry them already. */
+const ROLLUP_SUMS = 'SUM(clicks) AS clicks, SUM(impressions) AS impressions, SUM(pw) AS pw, SUM(pi) AS pi';
 
 function totalsOf(s: Sums | undefined): Schemas['SearchTotals'] {
   const clicks = Number(s?.clicks ?? 0);
@@ -109,27 +115,49 @@ export async function searchPerformance(db: DbOrTrx, q: PerformanceQuery): Promi
     if (normal === null) throw new ValidationFailed('page is not an absolute http(s) URL.', [{ in: 'query', path: '/page', message: 'must be an absolute http(s) URL' }]);
     page = normal;
   }
-  const detailed = q.query !== undefined || q.country !== undefined || q.device !== undefined || (q.dimension !== 'date' && q.dimension !== 'page');
-  const table = detailed ? 'search_performance' : 'search_data';
+  const detailFilter = q.query !== undefined || q.country !== undefined || q.device !== undefined;
+  const byDetail = q.dimension === 'query' || q.dimension === 'country' || q.dimension === 'device';
 
-  const filters: string[] = [];
-  const filterValues: string[] = [];
-  const filter = (column: string, value: string | undefined) => {
+  // Where the rows and the totals come from (see the file's header): a source is a table, the
+  // column the rows are grouped by, its sums and its filters.
+  interface Source {
+    table: string;
+    column: string;
+    sums: string;
+    where: string[];
+    values: string[];
+  }
+  const raw = (table: string, column: string): Source => ({ table, column, sums: SUMS, where: [], values: [] });
+  const rollup = (dimension: string, column: string): Source => ({ table: 'search_rollups', column, sums: ROLLUP_SUMS, where: ['AND dimension = ?'], values: [dimension] });
+  let rowsFrom: Source;
+  let totalsFrom: Source;
+  if (!detailFilter && page === undefined) {
+    // Unfiltered: the per-day rollups, except rows by page, which search_data has per day and page.
+    rowsFrom = q.dimension === 'date' ? rollup('total', 'date') : q.dimension === 'page' ? raw('search_data', 'page') : rollup(q.dimension, 'key');
+    totalsFrom = byDetail ? rollup(q.dimension, 'key') : rollup('total', 'date');
+  } else {
+    const table = detailFilter || byDetail ? 'search_performance' : 'search_data';
+    rowsFrom = raw(table, q.dimension);
+    totalsFrom = raw(table, q.dimension);
+  }
+  const filter = (s: Source, column: string, value: string | undefined) => {
     if (value === undefined) return;
-    filters.push(`AND ${column} = ?`);
-    filterValues.push(value);
+    s.where.push(`AND ${column} = ?`);
+    s.values.push(value);
   };
-  filter('page', page);
-  filter('query', q.query);
-  filter('country', q.country?.toLowerCase());
-  filter('device', q.device);
-  const where = `workspace_id = ? AND date >= ? AND date <= ? ${filters.join(' ')}`;
-  const period = (from: string, to: string) => [q.workspaceId, from, to, ...filterValues];
+  for (const s of new Set([rowsFrom, totalsFrom])) {
+    if (s.table === 'search_rollups') continue;
+    filter(s, 'page', page);
+    filter(s, 'query', q.query);
+    filter(s, 'country', q.country?.toLowerCase());
+    filter(s, 'device', q.device);
+  }
+  const whereOf = (s: Source) => `workspace_id = ? AND date >= ? AND date <= ? ${s.where.join(' ')}`;
+  const valuesOf = (s: Source, from: string, to: string) => [q.workspaceId, from, to, ...s.values];
 
   const comparePeriod = q.compare === 'previous' ? { from: addDays(q.from, -days), to: addDays(q.from, -1) } : null;
 
-  // The dimension's column; `date` compared as text so the keyset works alike on both engines.
-  const column = q.dimension;
+  const column = rowsFrom.column;
   const order = q.dimension === 'date' ? `${column} ASC` : `SUM(clicks) DESC, ${column} ASC`;
   let having = '';
   const havingValues: Array<string | number> = [];
@@ -142,15 +170,16 @@ export async function searchPerformance(db: DbOrTrx, q: PerformanceQuery): Promi
       havingValues.push(cursor.clicks!, cursor.clicks!, cursor.key);
     }
   }
+  const totalsSql = `SELECT ${totalsFrom.sums} FROM ${totalsFrom.table} WHERE ${whereOf(totalsFrom)}`;
 
   const [rows, totals, compareTotals, provisional] = await Promise.all([
     runSql<Sums & { k: string }>(
       db,
-      `SELECT ${column} AS k, ${SUMS} FROM ${table} WHERE ${where} GROUP BY ${column} ${having} ORDER BY ${order} LIMIT ?`,
-      [...period(q.from, q.to), ...havingValues, q.limit + 1],
+      `SELECT ${column} AS k, ${rowsFrom.sums} FROM ${rowsFrom.table} WHERE ${whereOf(rowsFrom)} GROUP BY ${column} ${having} ORDER BY ${order} LIMIT ?`,
+      [...valuesOf(rowsFrom, q.from, q.to), ...havingValues, q.limit + 1],
     ),
-    runSql<Sums>(db, `SELECT ${SUMS} FROM ${table} WHERE ${where}`, period(q.from, q.to)),
-    comparePeriod ? runSql<Sums>(db, `SELECT ${SUMS} FROM ${table} WHERE ${where}`, period(comparePeriod.from, comparePeriod.to)) : Promise.resolve(null),
+    runSql<Sums>(db, totalsSql, valuesOf(totalsFrom, q.from, q.to)),
+    comparePeriod ? runSql<Sums>(db, totalsSql, valuesOf(totalsFrom, comparePeriod.from, comparePeriod.to)) : Promise.resolve(null),
     runSql<{ first: string | null }>(
       db,
       'SELECT MIN(date) AS first FROM search_data_days WHERE workspace_id = ? AND provisional AND date >= ? AND date <= ?',

@@ -28,6 +28,16 @@ export const searchDataRetention: RetentionRule[] = [
       q.whereIn(['workspace_id', 'date'], (days) => days.from('search_data_days').select('workspace_id', 'date').where('date', '<', cutoff)),
   },
   {
+    name: 'search_rollups',
+    table: 'search_rollups',
+    column: 'date',
+    key: ['workspace_id', 'dimension', 'date', 'key'],
+    maxAgeMs: SEARCH_DATA_MAX_AGE_MS,
+    cutoffValue: dayOf,
+    where: (q, cutoff) =>
+      q.whereIn(['workspace_id', 'date'], (days) => days.from('search_data_days').select('workspace_id', 'date').where('date', '<', cutoff)),
+  },
+  {
     name: 'search_data_days',
     table: 'search_data_days',
     column: 'date',
