@@ -2,9 +2,10 @@
 // and one row per value of a dimension, read at request time. Requests by date or page without a
 // query, country or device filter read the per-day-per-page totals (search_data, which include
 // anonymized queries); every other request reads the detailed rows (search_performance). A request
-// with no filter at all reads the per-day rollups instead (search_rollups: a day's totals, and its
-// sums per query, country and device), a few rows a day in place of thousands, which hold the same
-// sums; rows by page come from search_data. Every statement is one range of its table's primary
+// with no filter at all reads the per-day rollups instead (search_rollups: a day's totals, the
+// sums of its detailed rows, and its sums per query, country and device), one row a day for the
+// totals and a few thousand at most for the rows, in place of every detailed row; rows by page
+// come from search_data. Every statement is one range of its table's primary
 // key, grouped; the statements of one request run at once on the pool. bench/search-performance.ts
 // measures them.
 
@@ -134,7 +135,7 @@ export async function searchPerformance(db: DbOrTrx, q: PerformanceQuery): Promi
   if (!detailFilter && page === undefined) {
     // Unfiltered: the per-day rollups, except rows by page, which search_data has per day and page.
     rowsFrom = q.dimension === 'date' ? rollup('total', 'date') : q.dimension === 'page' ? raw('search_data', 'page') : rollup(q.dimension, 'key');
-    totalsFrom = byDetail ? rollup(q.dimension, 'key') : rollup('total', 'date');
+    totalsFrom = byDetail ? rollup('detail', 'date') : rollup('total', 'date');
   } else {
     const table = detailFilter || byDetail ? 'search_performance' : 'search_data';
     rowsFrom = raw(table, q.dimension);

@@ -4,7 +4,7 @@
 
 import type { Knex } from 'knex';
 
-export type RollupDimension = 'total' | 'query' | 'country' | 'device';
+export type RollupDimension = 'total' | 'detail' | 'query' | 'country' | 'device';
 
 const SUMS = `SUM(clicks), SUM(impressions), COALESCE(SUM(CAST(position AS DOUBLE PRECISION) * impressions), 0),
   SUM(CASE WHEN position IS NULL THEN 0 ELSE impressions END)`;
@@ -19,6 +19,12 @@ export async function rollUp(trx: Knex.Transaction, workspaceId: string, days: s
     await trx.raw(
       `INSERT INTO search_rollups (workspace_id, dimension, date, key, clicks, impressions, pw, pi)
        SELECT workspace_id, 'total', date, '', ${SUMS} FROM search_data WHERE ${where} GROUP BY workspace_id, date`,
+      [workspaceId, ...chunk],
+    );
+    // `detail`: the day's sums of the detailed rows, the totals of a request by query, country or device.
+    await trx.raw(
+      `INSERT INTO search_rollups (workspace_id, dimension, date, key, clicks, impressions, pw, pi)
+       SELECT workspace_id, 'detail', date, '', ${SUMS} FROM search_performance WHERE ${where} GROUP BY workspace_id, date`,
       [workspaceId, ...chunk],
     );
     for (const d of ['query', 'country', 'device'] as const) {

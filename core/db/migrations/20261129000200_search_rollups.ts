@@ -4,8 +4,9 @@ import { isPostgres } from '../connection.ts';
 // search_rollups: per workspace, day and value of one dimension, the sums GET
 // /v1/search-performance reads when a request has no filter narrower than a workspace and period
 // (core/search-data/rollups.ts). `dimension` is `total` (key '': the day's totals, from the
-// per-page totals in search_data, so anonymized queries and old-style imports count), `query`,
-// `country` or `device` (from search_performance). `pw` is SUM(position x impressions) and `pi`
+// per-page totals in search_data, so anonymized queries and old-style imports count), `detail`
+// (key '': the day's sums of its detailed rows), `query`, `country` or `device` (from
+// search_performance). `pw` is SUM(position x impressions) and `pi`
 // the impressions of the rows that carry a position, so an average position can be summed again.
 // Written in the same transaction as the rows they sum (an import, a synced day). The key starts
 // (workspace_id, dimension, date): one dimension's period is one contiguous range. No foreign key,
