@@ -150,6 +150,13 @@ for (const engine of engines()) {
         body: { email: `hostile.${Math.random().toString(36).slice(2)}@example.com`, role: 'viewer' },
         readBack: async (res) => (await api.call('GET', `/v1/workspaces/${o.workspaceId}/invitations`, { key: o.apiKey })).body.data.find((i: { id: string }) => i.id === res.body.id),
       }),
+      // This server has no Google OAuth client: a valid body is 503 search_console_unconfigured; hostile ones are 400 first.
+      SearchConsole_connect: () => ({
+        method: 'POST',
+        path: `/v1/workspaces/${o.workspaceId}/search-console`,
+        body: { siteUrl: 'sc-domain:example.com' },
+        readBack: async () => null,
+      }),
       InvitationAcceptance_accept: () => ({
         method: 'POST',
         path: '/v1/invitations/accept',

@@ -182,6 +182,10 @@ report.runs = {
   detail: checkDetail.trigger, crawl: crawl.trigger, crawls: crawls.data.length, crawlPages: crawlDetail.pages.length, latestCrawl: latestCrawl.latest?.id === crawl.id,
 };
 
+// Search performance (nothing imported: zero totals, no rows)
+const perf = await call('searchPerformance.get', client.searchPerformance.get({ workspace_id: workspaceId, from: '2026-10-01', to: '2026-10-28', dimension: 'query', compare: 'previous' }));
+report.searchPerformance = { clicks: perf.totals.clicks, rows: perf.data.length, compared: perf.compareTotals?.clicks };
+
 // Logs and activity, page by page
 const logs = await call('logs.list', client.logs.list({ workspace_id: workspaceId, limit: 100 }));
 let logRows = 0;
@@ -229,6 +233,14 @@ report.connections = {
   update: await refusal('connections.update', client.connections.update(workspaceId, missingConnection, { failOn: 'high' })),
   delete: await refusal('connections.delete', client.connections.delete(workspaceId, missingConnection)),
   typed: ServiceUnavailableError.name,
+};
+// Search Console: this server has no Google OAuth client, so connecting is refused (503); there is no connection to read, sync or remove.
+report.searchConsole = {
+  get: await refusal('searchConsole.get', client.searchConsole.get(workspaceId)),
+  connect: await refusal('searchConsole.connect', client.searchConsole.connect(workspaceId, { siteUrl: 'https://consumer.example/' }, { maxRetries: 0 })),
+  sync: await refusal('searchConsole.sync', client.searchConsole.sync(workspaceId)),
+  disconnect: await refusal('searchConsole.disconnect', client.searchConsole.disconnect(workspaceId)),
+  callback: await refusal('searchConsoleCallback.complete', client.searchConsoleCallback.complete({ state: 'unknown-state', code: 'x' })),
 };
 
 // Members and invitations (this server writes mail to files: no SMTP_URL)
@@ -482,6 +494,14 @@ export const verify = verifyWebhook;
         ['ValidationError', 400, 'sso_state_invalid'],
       ]);
       assert.deepEqual(report.people, { email: true, csrf: true, devices: 1, statuses: [202, 202], others: 0, linkRefusals: ['link_invalid', 'link_invalid'], afterSignOut: 401 });
+      assert.deepEqual(report.searchPerformance, { clicks: 0, rows: 0, compared: 0 });
+      assert.deepEqual(report.searchConsole, {
+        get: ['NotFoundError', 404, 'not_found'],
+        connect: ['ServiceUnavailableError', 503, 'search_console_unconfigured'],
+        sync: ['NotFoundError', 404, 'not_found'],
+        disconnect: ['NotFoundError', 404, 'not_found'],
+        callback: ['NotFoundError', 404, 'not_found'],
+      });
 
       assert.equal(report.version, JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8')).version);
       assert.equal(report.cliVersion, JSON.parse(fs.readFileSync(path.join(cliDir, 'package.json'), 'utf8')).version);

@@ -542,6 +542,9 @@ describe('sdk typed errors', () => {
     ['two_step_expired', 401, AuthenticationError],
     ['two_step_enabled', 409, ConflictError],
     ['two_step_not_started', 409, ConflictError],
+    ['search_console_unconfigured', 503, ServiceUnavailableError],
+    ['search_console_refused', 422, UnprocessableError],
+    ['search_console_not_connected', 409, ConflictError],
   ];
 
   it('lists every problem code', async () => {
@@ -715,6 +718,12 @@ describe('sdk coverage of the API document', () => {
     CurrentUser_confirmTwoStep: (c) => c.currentUser.confirmTwoStep('123456'),
     CurrentUser_disableTwoStep: (c) => c.currentUser.disableTwoStep('the password'),
     CurrentUser_regenerateRecoveryCodes: (c) => c.currentUser.regenerateRecoveryCodes('the password'),
+    SearchConsole_get: (c) => c.searchConsole.get(WS),
+    SearchConsole_connect: (c) => c.searchConsole.connect(WS, { siteUrl: 'https://www.example.com/' }),
+    SearchConsole_disconnect: (c) => c.searchConsole.disconnect(WS),
+    SearchConsole_sync: (c) => c.searchConsole.sync(WS),
+    SearchConsoleCallback_complete: (c) => c.searchConsoleCallback.complete({ state: 'x', code: 'y' }),
+    SearchPerformance_get: (c) => c.searchPerformance.get({ workspace_id: WS, from: '2026-10-01', to: '2026-10-28', dimension: 'query', compare: 'previous' }),
   };
 
   it('has a resource method for every operationId, and each sends that operation', async () => {

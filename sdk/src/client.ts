@@ -14,6 +14,8 @@ import { SingleSignOn, SsoSignIn } from './resources/sso.js';
 import { CurrentUser, EmailVerification, PasswordReset, Sessions, TwoStepSignIn, type SessionCredential } from './resources/sessions.js';
 import { Workspaces } from './resources/workspaces.js';
 import { PasskeySignIn, Passkeys } from './resources/passkeys.js';
+import { SearchPerformance } from './resources/search-performance.js';
+import { SearchConsole, SearchConsoleCallback } from './resources/search-console.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
 
@@ -80,6 +82,9 @@ export class SiteHealth {
   readonly singleSignOn: SingleSignOn;
   readonly ssoSignIn: SsoSignIn;
   readonly twoStepSignIn: TwoStepSignIn;
+  readonly searchPerformance: SearchPerformance;
+  readonly searchConsole: SearchConsole;
+  readonly searchConsoleCallback: SearchConsoleCallback;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -132,6 +137,9 @@ export class SiteHealth {
     this.singleSignOn = new SingleSignOn(transport);
     this.ssoSignIn = new SsoSignIn(transport);
     this.twoStepSignIn = new TwoStepSignIn(transport);
+    this.searchPerformance = new SearchPerformance(transport);
+    this.searchConsole = new SearchConsole(transport);
+    this.searchConsoleCallback = new SearchConsoleCallback(transport);
   }
 }
 

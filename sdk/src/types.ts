@@ -55,6 +55,18 @@ export type Impact = Schemas['Impact'];
 export type Problem = Schemas['Problem'];
 export type FieldError = Schemas['FieldError'];
 
+export type SearchPerformanceResult = Schemas['SearchPerformanceResult'];
+export type SearchPerformanceRow = Schemas['SearchPerformanceRow'];
+export type SearchTotals = Schemas['SearchTotals'];
+export type SearchDimension = Schemas['SearchDimension'];
+export type SearchPerformanceQuery = Query<'SearchPerformance_get'>;
+export type SearchConsoleConnection = Schemas['SearchConsoleConnection'];
+export type SearchConsoleState = Schemas['SearchConsoleState'];
+export type SearchConsoleConnect = Schemas['SearchConsoleConnect'];
+export type SearchConsoleAuthorization = Schemas['SearchConsoleAuthorization'];
+export type SearchConsoleCallbackResult = Schemas['SearchConsoleCallbackResult'];
+export type SearchConsoleCallbackQuery = Query<'SearchConsoleCallback_complete'>;
+
 export type LogList = Schemas['LogList'];
 export type LogRow = Schemas['LogRow'];
 export type LogListQuery = Query<'Logs_list'>;

@@ -13,6 +13,8 @@ import * as members from './members.ts';
 import * as sessions from './sessions.ts';
 import * as passkeys from './passkeys.ts';
 import * as sso from './sso.ts';
+import * as searchPerformance from './search-performance.ts';
+import * as searchConsole from './search-console.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -90,4 +92,10 @@ export const handlers = {
   CurrentUser_confirmTwoStep: sessions.confirmOwnTwoStep,
   CurrentUser_disableTwoStep: sessions.disableOwn,
   CurrentUser_regenerateRecoveryCodes: sessions.regenerateCodes,
+  SearchPerformance_get: searchPerformance.get,
+  SearchConsole_get: searchConsole.get,
+  SearchConsole_connect: searchConsole.connect,
+  SearchConsole_disconnect: searchConsole.disconnect,
+  SearchConsole_sync: searchConsole.sync,
+  SearchConsoleCallback_complete: searchConsole.complete,
 } satisfies HandlerMap;

@@ -597,6 +597,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/search-console/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Console authorization callback
+         * @description Complete a Search Console authorization (called by the user's browser, redirected by Google). No API key.
+         */
+        get: operations["SearchConsoleCallback_complete"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search-performance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get search performance
+         * @description Search performance of a workspace (see `SearchPerformanceResult`): clicks, impressions, CTR and
+         *     average position over `from` to `to`, with totals, optionally the previous period's totals,
+         *     and one row per value of `dimension`, filtered by any of `page`, `query`, `country` and
+         *     `device` (exact values). The period is at most 16 months (487 days), the depth Search Console
+         *     keeps; a longer one, or `to` before `from`, is `400 validation_failed`. **Scope:** `search`.
+         */
+        get: operations["SearchPerformance_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions": {
         parameters: {
             query?: never;
@@ -1221,6 +1265,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{id}/search-console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the Search Console connection
+         * @description The workspace's Search Console connection; `404` when it has none. The refresh token is never returned. **Scope:** `search`.
+         */
+        get: operations["SearchConsole_get"];
+        put?: never;
+        /**
+         * Connect Search Console
+         * @description Start connecting (or reconnecting, e.g. after `revoked`) the workspace to a Search Console
+         *     property: the answer carries the `authorizationUrl` where a Google user grants read access.
+         *     Until Google calls back, the connection is `pending`; an existing connection keeps its data
+         *     and sync history, and its old token is replaced only when the new grant arrives. Writes a
+         *     `search_console.authorization_started` security activity row. `503 search_console_unconfigured`
+         *     when the operator has not set up the Google OAuth client, `503 secrets_unconfigured` without
+         *     `SECRETS_KEY`. **Scope:** `workspaces`. **Role:** admin or owner.
+         */
+        post: operations["SearchConsole_connect"];
+        /**
+         * Disconnect Search Console
+         * @description Disconnect: the refresh token is deleted and syncs stop; the search data already stored
+         *     stays. Writes a `search_console.disconnected` security activity row. **Scope:**
+         *     `workspaces`. **Role:** admin or owner.
+         */
+        delete: operations["SearchConsole_disconnect"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{id}/search-console/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync Search Console now
+         * @description Queue a sync now (`202`), as the daily one does; a sync already queued serves. A connection
+         *     that is `pending` or `revoked` cannot sync: `409 search_console_not_connected`.
+         *     **Scope:** `search`. **Role:** member or above.
+         */
+        post: operations["SearchConsole_sync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1268,7 +1370,9 @@ export interface components {
              *     `invitation.sent`, `invitation.withdrawn`, `invitation.accepted`,
              *     `api_key.created`, `api_key.rotated`, `api_key.revoked`, `api_key.expired` (the first request
              *     with a key after it expired), `connection.created`, `connection.removed`, and
-             *     `connection.updated` when a token, signing token or webhook secret changed; about a user's own
+             *     `connection.updated` when a token, signing token or webhook secret changed,
+             *     `search_console.authorization_started`, `search_console.connected`,
+             *     `search_console.disconnected`; about a user's own
              *     sign-in (target `user`, `workspace_id` null): `session.signed_in` (details: `method`,
              *     `user_agent`, `ip`), `session.revoked`, `password.changed`, `password.reset`,
              *     `password.set_by_operator`, `email.verified`, `sign_in.throttled`, `two_step.enabled`,
@@ -1276,8 +1380,10 @@ export interface components {
              *     `recovery_codes.regenerated`. `billing`:
              *     `workspace_limit.changed`, `workspace_limit.reached`. `webhook`:
              *     `webhook.delivery.succeeded`, `webhook.delivery.failed`, `webhook.paused`,
-             *     `webhook.enabled`. `connection`: `connection.verified`, `connection.broken`, and
-             *     `connection.updated` for other settings.
+             *     `webhook.enabled`. `connection`: `connection.verified`, `connection.broken`,
+             *     `connection.updated` for other settings, and for Search Console
+             *     `search_console.consent_refused`, `search_console.sync_failed` (the first failed sync after a
+             *     success; `details.reason` and `details.status`) and `search_console.revoked`.
              */
             action: string;
             actor: components["schemas"]["ActivityActor"];
@@ -2699,7 +2805,7 @@ export interface components {
          *     page, `GET /problems/<code>` (the problem's `type`), says in words what it means and what to
          *     do next. Each value's `title` is the problem's `title`, and `x-status` its HTTP status.
          */
-        ProblemCode: string & ("validation_failed" | "link_invalid" | "passkey_challenge_invalid" | "passkey_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "passkey_rejected" | "invalid_two_step_code" | "two_step_expired" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "password_exists" | "passkey_exists" | "two_step_enabled" | "two_step_not_started" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "sso_required" | "sso_not_configured" | "sso_state_invalid" | "sso_expired" | "sso_provider_error" | "sso_token_invalid" | "sso_user_unknown" | "headers_too_large" | "internal_error" | "service_unavailable");
+        ProblemCode: string & ("validation_failed" | "link_invalid" | "passkey_challenge_invalid" | "passkey_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "passkey_rejected" | "invalid_two_step_code" | "two_step_expired" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "password_exists" | "passkey_exists" | "two_step_enabled" | "two_step_not_started" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "search_console_unconfigured" | "search_console_refused" | "search_console_not_connected" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "sso_required" | "sso_not_configured" | "sso_state_invalid" | "sso_expired" | "sso_provider_error" | "sso_token_invalid" | "sso_user_unknown" | "headers_too_large" | "internal_error" | "service_unavailable");
         /** @description Ten single-use recovery codes, shown only here: each signs in once in place of a TOTP code. */
         RecoveryCodes: {
             recoveryCodes: string[];
@@ -2769,6 +2875,235 @@ export interface components {
          * @enum {string}
          */
         Scope: "deploys" | "search" | "workspaces" | "webhooks" | "keys";
+        /**
+         * @description How to compare: `previous` is the period of the same length that ends the day before `from`.
+         * @enum {string}
+         */
+        SearchCompare: "previous";
+        /** @description A connection waiting for consent, with the URL to grant it. */
+        SearchConsoleAuthorization: {
+            connection: components["schemas"]["SearchConsoleConnection"];
+            /**
+             * Format: uri
+             * @description Open this in a browser, signed in as a Google user with access to the property, and allow
+             *     sitehealth to read Search Console data. Google then sends the browser to
+             *     `GET /v1/search-console/callback`. Valid for one hour, once.
+             */
+            authorizationUrl: string;
+        };
+        /** @description What the callback did. */
+        SearchConsoleCallbackResult: {
+            /** @description The workspace the connection belongs to. */
+            workspaceId: components["schemas"]["uuid"];
+            /**
+             * @description `connected`: access granted and a first sync queued; `refused`: the user declined at Google (the connection stays `pending` with `lastError`).
+             * @enum {string}
+             */
+            outcome: "connected" | "refused";
+        };
+        /**
+         * @description Connect a workspace to a Search Console property.
+         * @example {
+         *       "siteUrl": "https://www.example.com/"
+         *     }
+         */
+        SearchConsoleConnect: {
+            /** @description The property to read, as Search Console lists it. */
+            siteUrl: components["schemas"]["searchConsoleProperty"];
+        };
+        /**
+         * @description A workspace's Search Console connection. Search data is read with OAuth 2.0 on behalf of the
+         *     Google user who granted access (scope `webmasters.readonly`); the refresh token is stored
+         *     encrypted and never returned. Once connected, a sync runs every day (at 05:00 UTC, once
+         *     whatever the number of workers) and reads the days since the last sync plus the 3 before,
+         *     which Search Console still revises; the first sync reads the last 90 days (the operator's
+         *     `SEARCH_SYNC_BACKFILL_DAYS`). A sync replaces each day it read, by date, page, query, country
+         *     and device, and the per-page totals. Days Search Console reports as incomplete, and the last 3
+         *     days read, are provisional: `GET /v1/search-performance` shows them, deploy impact leaves them
+         *     out until a later sync makes them final. A failed sync is shown here (`state`, `lastError`)
+         *     and recorded in the activity feed (`search_console.sync_failed`, `search_console.revoked`).
+         * @example {
+         *       "id": "0193a4e2-7c1f-7b3a-9a52-3f0c1d2e4c09",
+         *       "workspaceId": "0193a4e2-0000-7000-8000-000000000001",
+         *       "siteUrl": "https://www.example.com/",
+         *       "state": "connected",
+         *       "connectedAt": "2026-11-21T10:05:00.000Z",
+         *       "lastSyncAt": "2026-11-22T05:00:04.000Z",
+         *       "syncedThrough": "2026-11-21",
+         *       "lastSyncRows": 48210,
+         *       "lastSyncMs": 3120,
+         *       "lastError": null,
+         *       "lastErrorAt": null,
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "updatedAt": "2026-11-22T05:00:04.000Z"
+         *     }
+         */
+        SearchConsoleConnection: {
+            id: components["schemas"]["uuid"];
+            workspaceId: components["schemas"]["uuid"];
+            /** @description The Search Console property read. */
+            siteUrl: string;
+            state: components["schemas"]["SearchConsoleState"];
+            /** @description When access was granted, or null while pending. */
+            connectedAt: string | null;
+            /** @description When the last sync finished (successfully or not), or null before the first. */
+            lastSyncAt: string | null;
+            /** @description The newest day the last successful sync read, or null. */
+            syncedThrough: string | null;
+            /** @description Rows (date, page, query, country, device) the last successful sync stored, or null. */
+            lastSyncRows: number | null;
+            /** @description How long the last successful sync took, in milliseconds, or null. */
+            lastSyncMs: number | null;
+            /** @description What went wrong last (Search Console's error, a refused token, consent refused at Google), or null. Cleared by the next success. */
+            lastError: string | null;
+            /** @description When `lastError` happened, or null. */
+            lastErrorAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description Where a Search Console connection stands. `pending`: waiting for the user to grant access at
+         *     Google (`authorizationUrl`); `connected`: the refresh token works and syncs run daily;
+         *     `failing`: the last sync failed (Search Console refused or did not answer; see `lastError`),
+         *     the next one tries again; `revoked`: Google refused the refresh token (access was removed in
+         *     the Google account, or it expired): connect again to resume.
+         * @enum {string}
+         */
+        SearchConsoleState: "pending" | "connected" | "failing" | "revoked";
+        /**
+         * @description Search Console's device categories.
+         * @enum {string}
+         */
+        SearchDevice: "desktop" | "mobile" | "tablet";
+        /**
+         * @description What `GET /v1/search-performance` groups its rows by.
+         * @enum {string}
+         */
+        SearchDimension: "date" | "page" | "query" | "country" | "device";
+        /**
+         * @description Search performance of a workspace over a period: totals, the compared period's totals and one
+         *     row per value of the requested dimension, a page at a time.
+         *
+         *     **Where the numbers come from.** Search Console's data, synced daily (see the Search Console
+         *     connection) or imported from CSV by an operator. Each day and page has its totals; each day,
+         *     page, query, country and device may also have its own row (the detailed data). A request by
+         *     `date` or `page` without a `query`, `country` or `device` filter reads the per-page totals,
+         *     which include clicks on queries Search Console anonymizes; any other request reads the detailed
+         *     data, which does not. So, as in Search Console itself, the sum of a site's queries is usually a
+         *     little below its total.
+         *
+         *     **Traffic.** What the dashboard and the digests call *traffic* is this data summed by day and
+         *     page: clicks and impressions per day (`dimension=date`) and per page (`dimension=page`), with no
+         *     query, country or device filter. Deploy impact (`Impact`) reads the same per-day totals.
+         *
+         *     **Provisional days.** Search Console revises its most recent days: `provisionalFrom` is the
+         *     first day of the period whose data may still change (null when none may). Such days are
+         *     included here, and left out of deploy impact until a later sync or import makes them final.
+         * @example {
+         *       "workspaceId": "0193a4e2-0000-7000-8000-000000000001",
+         *       "dimension": "query",
+         *       "period": {
+         *         "from": "2026-10-01",
+         *         "to": "2026-10-28"
+         *       },
+         *       "comparePeriod": {
+         *         "from": "2026-09-03",
+         *         "to": "2026-09-30"
+         *       },
+         *       "totals": {
+         *         "clicks": 1520,
+         *         "impressions": 48210,
+         *         "ctr": 0.0315,
+         *         "position": 8.4
+         *       },
+         *       "compareTotals": {
+         *         "clicks": 1411,
+         *         "impressions": 45002,
+         *         "ctr": 0.0314,
+         *         "position": 8.9
+         *       },
+         *       "provisionalFrom": "2026-10-26",
+         *       "data": [
+         *         {
+         *           "key": "site health monitoring",
+         *           "clicks": 210,
+         *           "impressions": 3020,
+         *           "ctr": 0.0695,
+         *           "position": 3.2
+         *         }
+         *       ],
+         *       "meta": {
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        SearchPerformanceResult: {
+            workspaceId: components["schemas"]["uuid"];
+            dimension: components["schemas"]["SearchDimension"];
+            period: components["schemas"]["SearchPeriod"];
+            /** @description The period before, of the same length (with `compare=previous`), else null. */
+            comparePeriod: components["schemas"]["SearchPeriod"] | null;
+            /** @description Totals of the period, filters applied. */
+            totals: components["schemas"]["SearchTotals"];
+            /** @description Totals of `comparePeriod`, filters applied; null without `compare`. */
+            compareTotals: components["schemas"]["SearchTotals"] | null;
+            /** @description The first day of the period whose data Search Console may still revise; null when none. */
+            provisionalFrom: string | null;
+            /** @description One row per value of `dimension`: by date oldest first, otherwise most clicks first (then by key). */
+            data: components["schemas"]["SearchPerformanceRow"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** @description One row: the dimension's value and its totals over the period. */
+        SearchPerformanceRow: {
+            /**
+             * Format: int64
+             * @description Clicks from Google Search results.
+             */
+            clicks: number;
+            /**
+             * Format: int64
+             * @description Times a result linked to the site was shown.
+             */
+            impressions: number;
+            /** @description `clicks / impressions`, 0 to 1; null without impressions. */
+            ctr: number | null;
+            /** @description Average position of the site's best result, weighted by impressions (1 is the top); null when no row carries one. */
+            position: number | null;
+            /** @description The value of the requested dimension: a day (`YYYY-MM-DD`), a page URL, a query, a country or a device; `""` for rows without one. */
+            key: string;
+        };
+        /** @description The period a response covers. */
+        SearchPeriod: {
+            /**
+             * Format: date
+             * @description First day, inclusive.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day, inclusive.
+             */
+            to: string;
+        };
+        /** @description Clicks, impressions, click-through rate and average position of a set of rows. */
+        SearchTotals: {
+            /**
+             * Format: int64
+             * @description Clicks from Google Search results.
+             */
+            clicks: number;
+            /**
+             * Format: int64
+             * @description Times a result linked to the site was shown.
+             */
+            impressions: number;
+            /** @description `clicks / impressions`, 0 to 1; null without impressions. */
+            ctr: number | null;
+            /** @description Average position of the site's best result, weighted by impressions (1 is the top); null when no row carries one. */
+            position: number | null;
+        };
         /**
          * @description A signed-in session: one browser or device.
          * @example {
@@ -3530,6 +3865,11 @@ export interface components {
          */
         commitSha: string;
         /**
+         * @description A country as Search Console names it: ISO 3166-1 alpha-3 (`usa`, `deu`), any letter case.
+         * @example usa
+         */
+        countryAlpha3: string;
+        /**
          * @description An email address, up to 320 characters.
          * @example dana@acme.example
          */
@@ -3566,6 +3906,11 @@ export interface components {
          * @example acme/site
          */
         repositoryPath: string;
+        /**
+         * @description A Search Console property: a URL prefix (`https://www.example.com/`) or a domain (`sc-domain:example.com`). Up to 2,048 characters.
+         * @example https://www.example.com/
+         */
+        searchConsoleProperty: string;
         /** @description A Standard Webhooks signing secret: `whsec_` and base64, up to 255 characters. */
         signingToken: string;
         /**
@@ -4388,7 +4733,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4708,7 +5053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5357,7 +5702,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6175,7 +6520,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6317,7 +6662,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6475,7 +6820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6635,7 +6980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7308,7 +7653,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7672,6 +8017,313 @@ export interface operations {
             /** @description `unsupported_media_type`: the body is not `application/json`. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchConsoleCallback_complete: {
+        parameters: {
+            query: {
+                /** @description The `state` of the `authorizationUrl`. */
+                state: string;
+                /** @description The authorization code, when the user allowed access. */
+                code?: string;
+                /** @description Google's error when the user declined (`access_denied`). */
+                error?: string;
+                /** @description The scopes granted, as Google lists them. */
+                scope?: string;
+                /** @description Google's own parameters, ignored: which signed-in account answered. */
+                authuser?: string;
+                /** @description Google's own parameter, ignored: the prompt shown. */
+                prompt?: string;
+                /** @description Google's own parameter, ignored: the Workspace domain of the account. */
+                hd?: string;
+                /** @description Google's own parameter, ignored: the issuer. */
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchConsoleCallbackResult"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `repository_unreachable`: the host refused the token or the repository, or could not be reached. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchPerformance_get: {
+        parameters: {
+            query: {
+                /** @description The workspace. */
+                workspace_id: components["schemas"]["uuid"];
+                /** @description First day of the period (inclusive). */
+                from: string;
+                /** @description Last day of the period (inclusive); the period holds at most 487 days. */
+                to: string;
+                /** @description What the rows are grouped by. */
+                dimension?: components["schemas"]["SearchDimension"];
+                /** @description Only this page (an absolute URL; matched on its normalised form). */
+                page?: string;
+                /** @description Only this search query (exact). */
+                query?: string;
+                /** @description Only this country (ISO 3166-1 alpha-3, such as `usa`; any letter case). */
+                country?: components["schemas"]["countryAlpha3"];
+                /** @description Only this device. */
+                device?: components["schemas"]["SearchDevice"];
+                /** @description `previous`: also the totals of the period of the same length just before. */
+                compare?: components["schemas"]["SearchCompare"];
+                /** @description How many rows, 1 to 1000. */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page (opaque; pass the same parameters). See `PageMeta`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchPerformanceResult"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10296,7 +10948,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11160,7 +11812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11320,7 +11972,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11620,7 +12272,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12346,7 +12998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12941,7 +13593,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13365,7 +14017,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13522,8 +14174,619 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchConsole_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchConsoleConnection"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchConsole_connect: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchConsoleConnect"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchConsoleAuthorization"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchConsole_disconnect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchConsole_sync: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchConsoleConnection"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `passkey_exists`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13595,6 +14858,7 @@ export interface operationQueryDefaults {
     ApiKeys_list: "limit";
     Deploys_list: "limit";
     Logs_list: "days" | "limit";
+    SearchPerformance_get: "dimension" | "limit";
     SiteChecks_list: "limit";
     SiteCrawls_list: "limit";
     SiteCrawls_get: "limit";
