@@ -241,6 +241,17 @@ try { await client.invitationAcceptance.accept('shinv_consumer'); } catch (err) 
 try { await client.members.delete(workspaceId, me.userId); } catch (err) { if (err instanceof SiteHealthError) { memberRefusals.push(err.code); called.push('members.delete'); } }
 report.members = { count: memberList.data.length, role: same.role, invited: invitations.data.some((i) => i.id === invited.id), refusals: memberRefusals };
 
+// Digests: my settings, a report as JSON and as HTML, and unsubscribe tokens that are no token
+const mySettings = await call('notifications.get', client.notifications.get(workspaceId));
+const daily = await call('notifications.update', client.notifications.update(workspaceId, { digest: 'daily' }));
+const today = new Date().toISOString().slice(0, 10);
+const report1 = await call('reports.get', client.reports.get(workspaceId, { from: today, to: today }));
+const reportPage = await call('reports.getHtml', client.reports.getHtml(workspaceId, { from: today, to: today }));
+const unsubscribeRefusals: string[] = [];
+try { await client.unsubscribe.page('shu_consumer'); } catch (err) { if (err instanceof NotFoundError) { unsubscribeRefusals.push(err.code); called.push('unsubscribe.page'); } }
+try { await client.unsubscribe.unsubscribe('shu_consumer'); } catch (err) { if (err instanceof NotFoundError) { unsubscribeRefusals.push(err.code); called.push('unsubscribe.unsubscribe'); } }
+report.digests = { was: mySettings.digest, now: daily.digest, deploys: Array.isArray(report1.deploys), html: reportPage.html.startsWith('<!doctype html>'), refusals: unsubscribeRefusals };
+
 // API keys: every operation (the key carries the keys scope)
 const made = await call('apiKeys.create', client.apiKeys.create({ name: 'consumer', scopes: ['search'], workspaceId }));
 const keyPage = await call('apiKeys.list', client.apiKeys.list({ limit: 10 }));
@@ -430,6 +441,7 @@ export const verify = verifyWebhook;
       for (const m of ['logs.iterate', 'activity.iterate', 'webhooks.iterateDeliveries', 'apiKeys.iterate']) assert.ok(report.called.includes(m));
       assert.deepEqual(report.apiKeys, { secret: true, listed: true, replacedBy: true, prefix: true, iterated: 3 });
       assert.deepEqual(report.members, { count: 1, role: 'owner', invited: true, refusals: ['not_found', 'last_owner'] });
+      assert.deepEqual(report.digests, { was: 'weekly', now: 'daily', deploys: true, html: true, refusals: ['not_found', 'not_found'] });
 
       assert.equal(report.version, JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8')).version);
       assert.equal(report.cliVersion, JSON.parse(fs.readFileSync(path.join(cliDir, 'package.json'), 'utf8')).version);

@@ -21,6 +21,9 @@ const OWNERS: Record<string, { folder: string; model: string }> = {
   monitor_slots: { folder: 'core/monitoring/', model: 'MonitorSlot' },
   invitations: { folder: 'core/access/', model: 'Invitation' },
   api_keys: { folder: 'core/access/', model: 'ApiKey' },
+  // No models: core/digests writes them with SQL text alone.
+  digests: { folder: 'core/digests/', model: 'Digest' },
+  digest_preferences: { folder: 'core/digests/', model: 'DigestPreference' },
 };
 
 

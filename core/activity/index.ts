@@ -22,6 +22,7 @@ export {
   connectionRemoved,
   connectionVerified,
   connectionBroken,
+  digestEvent,
   type ConnectionFields,
   type Actor,
   type ActivityKind,

@@ -71,7 +71,10 @@ type Action =
   | 'connection.updated'
   | 'connection.removed'
   | 'connection.verified'
-  | 'connection.broken';
+  | 'connection.broken'
+  | 'digest.preference_changed'
+  | 'digest.unsubscribed'
+  | 'digest.sent';
 
 interface Insert {
   kind: ActivityKind;
@@ -343,4 +346,18 @@ export function connectionVerified(db: DbOrTrx, f: ConnectionFields & { event: s
 /** The host refused the token. */
 export function connectionBroken(db: DbOrTrx, f: ConnectionFields & { reason: string }): Promise<string> {
   return inWorkspace(db, f, connectionRow('connection', 'connection.broken', f, { reason: f.reason }));
+}
+
+// ---------------------------------------------------------------- digests
+
+/**
+ * A member's digest choice changed (by the member, or by an unsubscribe link), or a digest went
+ * out to them: the member is the target, never the unsubscribe token.
+ */
+export function digestEvent(
+  db: DbOrTrx,
+  action: 'digest.preference_changed' | 'digest.unsubscribed' | 'digest.sent',
+  f: WorkspaceScoped & { userId: string; details: Record<string, unknown> },
+): Promise<string> {
+  return inWorkspace(db, f, { kind: 'digest', action, target: { type: 'user', id: f.userId }, details: f.details });
 }

@@ -23,6 +23,8 @@ export interface JobPayloads {
   repository_deploy: { deliveryId: string };
   /** The commit status of a deploy's site check, posted back to its connected repository. */
   commit_status: { checkId: string };
+  /** The digests of one workspace, frequency and slot (core/digests): one per member who wants them. */
+  digest: { workspaceId: string; frequency: 'daily' | 'weekly'; slotAt: number };
 }
 
 export type JobKind = keyof JobPayloads;
@@ -52,6 +54,8 @@ export const jobKinds = {
   // the queue's attempts cover a worker that died, and the last one records the deploy without changes.
   repository_deploy: { maxAttempts: 3, backoffBaseMs: 5_000, backoffMaxMs: 2 * MINUTE, timeoutMs: 10 * MINUTE },
   commit_status: { maxAttempts: 5, backoffBaseMs: 10_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 2 * MINUTE },
+  // A failed send puts its member back (core/digests/send.ts): a retry sends only the members not sent yet.
+  digest: { maxAttempts: 5, backoffBaseMs: 30_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 10 * MINUTE },
 } as const satisfies { [K in JobKind]: RetryPolicy };
 
 export const JOB_KINDS = Object.keys(jobKinds) as JobKind[];

@@ -9,3 +9,4 @@ export { searchDataRetention, SEARCH_DATA_MAX_AGE_MS } from './retention.ts';
 export { deleteSearchData } from './remove.ts';
 export { dayOf, addDays, isDay } from './days.ts';
 export { copyIn, CopyIn } from './copy-in.ts';
+export { searchTotals, pagesLosingClicks, type DayTotals } from './periods.ts';

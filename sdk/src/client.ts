@@ -11,6 +11,7 @@ import { SiteCrawls } from './resources/site-crawls.js';
 import { ApiKeys } from './resources/api-keys.js';
 import { InvitationAcceptance, Invitations, Members } from './resources/members.js';
 import { Workspaces } from './resources/workspaces.js';
+import { Notifications, Reports, Unsubscribe } from './resources/digests.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
 
@@ -63,6 +64,12 @@ export class SiteHealth {
   readonly members: Members;
   readonly invitations: Invitations;
   readonly invitationAcceptance: InvitationAcceptance;
+  /** Your own digest settings per workspace. */
+  readonly notifications: Notifications;
+  /** A digest's content for any period, as JSON or HTML. */
+  readonly reports: Reports;
+  /** A digest's unsubscribe link, without a key. */
+  readonly unsubscribe: Unsubscribe;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -104,6 +111,9 @@ export class SiteHealth {
     this.members = new Members(transport);
     this.invitations = new Invitations(transport);
     this.invitationAcceptance = new InvitationAcceptance(transport);
+    this.notifications = new Notifications(transport);
+    this.reports = new Reports(transport);
+    this.unsubscribe = new Unsubscribe(transport);
   }
 }
 

@@ -67,4 +67,5 @@ export { Webhooks } from './resources/webhooks.js';
 export { Connections } from './resources/connections.js';
 export { ApiKeys } from './resources/api-keys.js';
 export { Members, Invitations, InvitationAcceptance } from './resources/members.js';
+export { Notifications, Reports, Unsubscribe } from './resources/digests.js';
 export type * from './types.js';

@@ -56,10 +56,14 @@ export function dispatch(handler: AnyHandler, o: { db: Db; config: Config; log: 
       mail: o.mail,
       requestId: state.requestId,
       hook: state.hook ?? null,
+      accepts: (...types: string[]) => ctx.accepts(...types),
     });
     ctx.status = reply.status;
     if (reply.headers) ctx.set(reply.headers);
-    if (reply.status !== 204) {
+    if (reply.html !== undefined) {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = reply.html;
+    } else if (reply.status !== 204) {
       // Serialized once here: given an object, Koa stringifies it to learn its length (asked by
       // koa-compress) and again to send it, which on a page of large deploys is seconds of CPU.
       ctx.type = 'application/json';
