@@ -254,8 +254,16 @@ for (const engine of engines()) {
       const daily = digestOf('daily', 'berlin', 'daily').map(linkOf)[0];
       const bare = await api.call('POST', '/v1/unsubscribe', { query: { token: new URL(daily).searchParams.get('token')! } });
       assert.equal(bare.status, 200, bare.text);
+      // Bodies that are not the form: refused before the token is looked at.
       const json = await post(token, { body: '{"List-Unsubscribe":"One-Click"}', type: 'application/json' });
       assert.equal(json.status, 415);
+      const unused = new URL(digestOf('daily', 'ny', 'daily').map(linkOf)[0]).searchParams.get('token')!;
+      for (const body of ['List-Unsubscribe=One%00Click', `List-Unsubscribe=${'x'.repeat(30)}`, 'List-Unsubscribe=One-Click&extra=1']) {
+        const res = await post(unused, { body });
+        assert.equal(res.status, 400, body);
+        assert.equal(res.body.code, 'validation_failed');
+      }
+      assert.equal((await api.call('GET', '/v1/unsubscribe', { query: { token: unused } })).status, 200, 'still unused');
 
       // The next Monday: the owner gets Berlin's weekly digest, not New York's; the daily member no Berlin daily.
       const before = smtp.received.length;

@@ -7,3 +7,4 @@ export { buildReport, isEmptyReport, periodDays, type Report } from './report.ts
 export { reportText, reportHtml, escapeHtml, localTime, reportTitle } from './render.ts';
 export { sendDigests, digestMail, STALE_SEND_MS, type DigestRun } from './send.ts';
 export { unsubscribe, previewUnsubscribe, newUnsubscribeToken, hashUnsubscribeToken } from './unsubscribe.ts';
+export { digestRetention } from './retention.ts';
