@@ -520,6 +520,7 @@ describe('sdk typed errors', () => {
     ['last_owner', 409, ConflictError],
     ['member_exists', 409, ConflictError],
     ['invitation_used', 409, ConflictError],
+    ['token_used', 409, ConflictError],
     ['invitation_expired', 409, ConflictError],
   ];
 
@@ -668,6 +669,11 @@ describe('sdk coverage of the API document', () => {
     Invitations_create: (c) => c.invitations.create(WS, { email: 'dana@acme.example', role: 'member' }),
     Invitations_delete: (c) => c.invitations.delete(WS, WS),
     InvitationAcceptance_accept: (c) => c.invitationAcceptance.accept('shinv_token'),
+    Notifications_get: (c) => c.notifications.get(WS),
+    Notifications_update: (c) => c.notifications.update(WS, { digest: 'daily' }),
+    Reports_get: (c) => c.reports.get(WS, { from: '2026-11-16', to: '2026-11-22' }),
+    Unsubscribe_page: (c) => c.unsubscribe.page('shu_token'),
+    Unsubscribe_unsubscribe: (c) => c.unsubscribe.unsubscribe('shu_token'),
   };
 
   it('has a resource method for every operationId, and each sends that operation', async () => {
