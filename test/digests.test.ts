@@ -64,6 +64,8 @@ for (const engine of engines()) {
   describe(`digests (${engine})`, () => {
     let api: TestApi;
     let smtp: Awaited<ReturnType<typeof startSmtp>>;
+    /** Addresses the SMTP server refuses for now. */
+    const refused = new Set<string>();
     let owner: Awaited<ReturnType<TestApi['owner']>>;
     let pools: Db[];
     let runners: Runner[];
@@ -76,7 +78,7 @@ for (const engine of engines()) {
     };
 
     before(async () => {
-      smtp = await startSmtp();
+      smtp = await startSmtp(undefined, (address) => refused.has(address));
       api = await TestApi.start(engine);
       owner = await api.owner();
       const config = loadConfig({ ...process.env, SMTP_URL: smtp.url, PUBLIC_URL: api.url, MAIL_FROM: 'sitehealth <digests@sitehealth.example>' });
@@ -351,6 +353,31 @@ for (const engine of engines()) {
       const html = (await api.call('GET', `/v1/workspaces/${w}/report`, { key: owner.apiKey, query: { from: '2026-10-05', to: '2026-10-11' }, headers: { accept: 'text/html' } })).text;
       assert.match(html, /noindex_added on https:\/\/www\.example\.com\/pricing \(was caused by src\/pages\/pricing\.tsx\)/);
       assert.match(html, /28 clicks, 42 fewer than the period before \(70\)/);
+    });
+
+    it('a refused send is retried for that member alone; a restarted worker sends nobody twice', async () => {
+      const res = await api.call('POST', '/v1/workspaces', { key: owner.apiKey, body: { name: `Retry ${crypto.randomUUID()}`, website: 'https://www.example.com', timezone: 'UTC', check_schedule: 'off', crawl_schedule: 'off' } });
+      const w = res.body.data.id;
+      await api.member(w, users.never.userId, 'member');
+      await api.call('PUT', `/v1/workspaces/${w}/notifications`, { key: users.never.apiKey, body: { digest: 'weekly' } });
+      await api.call('POST', '/v1/deploys', { key: owner.apiKey, body: { workspaceId: w, commitSha: 'abcdef1', environment: 'staging', deployedAt: '2027-12-01T12:00:00Z' } });
+      await Workspace.query(api.db).findById(w).patch({ created_at: at('2027-11-29T00:00:00Z') });
+      const mine = () => smtp.received.filter((m) => m.mail.subject?.includes(res.body.data.name)).map((m) => m.envelope.to[0]).sort();
+      refused.add(users.never.email);
+      const monday = at('2027-12-06T09:10:00Z');
+      await tick(monday);
+      assert.deepEqual(mine(), [users.owner.email]);
+      const job = await api.db('jobs').where({ kind: 'digest', workspace_id: w }).first();
+      assert.equal(job.state, 'queued', 'to be retried');
+      assert.match(job.last_error ?? '', /Mailbox unavailable/);
+      // The mailbox is back and the retry is due; two workers, restarted, tick again.
+      refused.clear();
+      await api.db('jobs').where({ id: job.id }).update({ run_at: Date.now() });
+      await tick(monday + HOUR);
+      await tick(monday + 2 * HOUR);
+      assert.deepEqual(mine(), [users.owner.email, users.never.email].sort());
+      const rows = await api.db('digests').where({ workspace_id: w });
+      assert.deepEqual(rows.map((r) => r.state), ['sent', 'sent']);
     });
   });
 }

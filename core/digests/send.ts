@@ -29,7 +29,8 @@ export function digestMail(r: Report, o: { frequency: DigestSchedule; to: string
   const footerHtml = `You get this ${o.frequency} digest as a member of ${escapeHtml(r.workspaceName)}. <a href="${escapeHtml(o.unsubscribeUrl)}">Unsubscribe</a> (no sign-in needed), or change it with <code>PUT ${escapeHtml(o.manageUrl)}</code>.`;
   return {
     to: o.to,
-    subject: `${title}: ${r.workspaceName}, ${localTime(r.from, r.timezone)} to ${localTime(r.to, r.timezone)}`,
+    // A workspace name may hold control characters (spec/main.tsp, Text): none reaches a header.
+    subject: `${title}: ${r.workspaceName.replace(/\p{Cc}+/gu, ' ')}, ${localTime(r.from, r.timezone)} to ${localTime(r.to, r.timezone)}`,
     text: reportText(r, footerText),
     html: reportHtml(r, footerHtml),
     // RFC 2369 and RFC 8058: mail clients show an unsubscribe button that POSTs to the link.
