@@ -2092,11 +2092,12 @@ export interface components {
          *     any period.
          *
          *     - `deploys`: deploys recorded in the period, newest first (at most 50), each with its check's verdict;
-         *     - `newFindings`: what site checks finished in the period found worse than before, worst first
-         *     (at most 50; a page and kind found again is listed once), with the likeliest cause;
+         *     - `newFindings`: what site checks and crawls finished in the period found worse than before,
+         *     worst first (at most 50; a page and kind found again is listed once), with the likeliest cause;
          *     - `resolvedFindings`: problems that were there at the start of the period, or appeared during
-         *     it, and that the newest check of the period no longer sees on the same page (kinds a single
-         *     check can judge: see `SiteCheckIssue`), with the cause first given for them;
+         *     it, and that the newest check (or crawl) of the period no longer sees: a check only for pages
+         *     it looked at, and only kinds a single check can judge (see `SiteCheckIssue`); with the cause
+         *     first given for them;
          *     - `lostClicks`: the pages that lost the most search clicks against the previous period (at
          *     most 10);
          *     - `search`: the period's search totals against the previous period's, or null when the period
@@ -2148,23 +2149,28 @@ export interface components {
             /** @description The deploy in the API: `GET /v1/deploys/{id}`. */
             link: string;
         };
-        /** @description A finding that appeared, or went away, in the period. */
+        /** @description A finding of a site check or crawl that appeared, or went away, in the period. */
         ReportFinding: {
-            kind: components["schemas"]["CheckFindingKind"];
+            /**
+             * @description A site check's finding, or a crawl's.
+             * @enum {string}
+             */
+            source: "check" | "crawl";
+            kind: components["schemas"]["CheckFindingKind"] | components["schemas"]["CrawlFindingKind"];
             severity: components["schemas"]["Severity"];
             url: string;
-            /** @description The check that found it (new), or that no longer sees it (resolved). */
-            checkId: components["schemas"]["uuid"];
+            /** @description The check or crawl that found it (new), or that no longer sees it (resolved). */
+            runId: components["schemas"]["uuid"];
             /**
              * Format: date-time
-             * @description When that check finished.
+             * @description When that check or crawl finished.
              */
             at: string;
             /** @description The likeliest cause among the changes of a deploy, when one explains it; else null. */
             topCause: components["schemas"]["Cause"] | null;
-            /** @description For a finding no deploy explains, the check's explanation (see `DeployFinding`); else null. */
+            /** @description For a finding no deploy explains, the check's or crawl's explanation (see `DeployFinding`); else null. */
             explanation: string | null;
-            /** @description The check in the API: `GET /v1/site-checks/{checkId}`. */
+            /** @description The check or crawl in the API: `GET /v1/site-checks/{runId}` or `GET /v1/site-crawls/{runId}`. */
             link: string;
         };
         /** @description A page's search clicks in the period against the previous period of the same length. */

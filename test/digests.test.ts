@@ -325,6 +325,15 @@ for (const engine of engines()) {
       const found = check('2026-10-03T10:00:00Z', [finding], [issue]);
       const fixed = check('2026-10-05T10:00:00Z', [], []);
       await api.db('site_checks').insert([found, fixed]);
+      // A crawl finds a broken link on 2 October; the next, on 6 October, no longer does.
+      const broken = { kind: 'broken_link', severity: 'high', url: 'https://www.example.com/old', details: { from: '/', status: 404 } };
+      const crawl = (finishedAt: string, findings: object) => ({
+        id: crypto.randomUUID(), workspace_id: w, deploy_id: null, state: 'finished', trigger_kind: 'schedule', scheduled_at: at(finishedAt) - 60_000,
+        started_at: at(finishedAt) - 30_000, finished_at: at(finishedAt), pages_crawled: 3, pages: '[]', findings: JSON.stringify(findings), created_at: at(finishedAt) - 60_000,
+      });
+      const crawled = crawl('2026-10-02T10:00:00Z', { all: [broken], crawlFindings: [{ ...broken, causes: [], explanation: 'No deploy was recorded before this crawl.' }] });
+      const recrawled = crawl('2026-10-06T10:00:00Z', { all: [], crawlFindings: [] });
+      await api.db('site_crawls').insert([crawled, recrawled]);
       // Search data: 28 September to 11 October; /pricing loses clicks in the second week.
       const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'digest-search-')), 'search.csv');
       const lines = ['date,page,clicks,impressions'];
@@ -334,8 +343,9 @@ for (const engine of engines()) {
       await importSearchData(api.db, { workspaceId: w, file });
 
       const week1 = (await api.call('GET', `/v1/workspaces/${w}/report`, { key: owner.apiKey, query: { from: '2026-09-28', to: '2026-10-04' } })).body;
-      assert.equal(week1.newFindings.length, 1);
-      assert.deepEqual(week1.newFindings[0], { kind: 'noindex_added', severity: 'critical', url, checkId: found.id, at: '2026-10-03T10:00:00.000Z', topCause: cause, explanation: null, link: `${serverUrl}/v1/site-checks/${found.id}` });
+      assert.equal(week1.newFindings.length, 2);
+      assert.deepEqual(week1.newFindings[0], { source: 'check', kind: 'noindex_added', severity: 'critical', url, runId: found.id, at: '2026-10-03T10:00:00.000Z', topCause: cause, explanation: null, link: `${serverUrl}/v1/site-checks/${found.id}` });
+      assert.deepEqual(week1.newFindings[1], { source: 'crawl', kind: 'broken_link', severity: 'high', url: broken.url, runId: crawled.id, at: '2026-10-02T10:00:00.000Z', topCause: null, explanation: 'No deploy was recorded before this crawl.', link: `${serverUrl}/v1/site-crawls/${crawled.id}` });
       assert.deepEqual(week1.resolvedFindings, []);
       assert.deepEqual(week1.search.current, { from: '2026-09-28', to: '2026-10-04', days: 7, clicks: 105, impressions: 1050 });
       assert.equal(week1.search.previous.days, 0);
@@ -343,8 +353,7 @@ for (const engine of engines()) {
 
       const week2 = (await api.call('GET', `/v1/workspaces/${w}/report`, { key: owner.apiKey, query: { from: '2026-10-05', to: '2026-10-11' } })).body;
       assert.deepEqual(week2.newFindings, []);
-      assert.equal(week2.resolvedFindings.length, 1);
-      assert.equal(week2.resolvedFindings[0].checkId, fixed.id);
+      assert.deepEqual(week2.resolvedFindings.map((f: { source: string; kind: string; runId: string }) => [f.source, f.kind, f.runId]), [['check', 'noindex_added', fixed.id], ['crawl', 'broken_link', recrawled.id]]);
       assert.deepEqual(week2.resolvedFindings[0].topCause, cause, 'the cause it was first given');
       assert.deepEqual(week2.lostClicks, [{ url, clicks: 28, previousClicks: 70, lostClicks: 42, link: `${serverUrl}/v1/site-checks/latest?workspace_id=${w}` }]);
       assert.equal(week2.search.current.clicks, 70);

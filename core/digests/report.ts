@@ -2,7 +2,7 @@
 // their checks' verdicts, findings that appeared and went away, pages that lost search clicks and
 // search totals against the previous period, each with a link into the API.
 import type { Schemas } from '../contract/index.ts';
-import { Deploy, SiteCheck, Workspace, type DbOrTrx } from '../db/index.ts';
+import { Deploy, SiteCheck, runSql, type SiteCrawl, type Workspace, type DbOrTrx } from '../db/index.ts';
 import { newestChecksByDeploy } from '../checks/index.ts';
 import { bySeverity } from '../findings/index.ts';
 import { addDays, dayOf, pagesLosingClicks, searchTotals } from '../search-data/index.ts';
@@ -23,9 +23,88 @@ export function periodDays(from: number, to: number, timeZone: string): { first:
   return { first, last, count: Math.max(0, Math.round((Date.parse(last) - Date.parse(first)) / 86_400_000) + 1) };
 }
 
-type CheckRow = Pick<SiteCheck, 'id' | 'finished_at' | 'findings'>;
+type Kind = ReportFinding['kind'];
+type Severity = Schemas['Severity'];
+type Cause = Schemas['Cause'];
+
+/** A finished check or crawl as the report reads it. */
+interface Run {
+  id: string;
+  finishedAt: number;
+  /** What it found worse than the run before. */
+  findings: Array<{ kind: Kind; severity: Severity; url: string; causes: Cause[]; explanation?: string | null }>;
+  /** What was wrong in it on its own: a check's issues, every finding of a crawl. */
+  problems: Array<{ kind: Kind; severity: Severity; url: string }>;
+}
+
+interface Runs {
+  source: ReportFinding['source'];
+  /** The newest run finished before the period: what was wrong at its start. */
+  atStart: Run | null;
+  /** Runs finished in the period, oldest first. */
+  inPeriod: Run[];
+}
 
 const key = (f: { kind: string; url: string }) => `${f.kind} ${f.url}`;
+
+/** A check's stored findings (`findings`, `issues`) or a crawl's (`crawlFindings`, `all`). */
+type StoredFindings = NonNullable<SiteCheck['findings']> & NonNullable<SiteCrawl['findings']>;
+
+/** A workspace's checks or crawls finished in [from, to), and the one before. */
+async function finishedRuns(db: DbOrTrx, source: Runs['source'], ws: string, from: number, to: number): Promise<Runs> {
+  // The findings column is JSON text on both engines (the checks' and crawls' migration).
+  const table = source === 'check' ? 'site_checks' : 'site_crawls';
+  type Row = { id: string; finished_at: number | string; findings: string | null };
+  const head = `SELECT id, finished_at, findings FROM ${table} WHERE workspace_id = ? AND state = 'finished'`;
+  const [inPeriod, before] = await Promise.all([
+    runSql<Row>(db, `${head} AND finished_at >= ? AND finished_at < ? ORDER BY finished_at, id`, [ws, from, to]),
+    runSql<Row>(db, `${head} AND finished_at < ? ORDER BY finished_at DESC, id DESC LIMIT 1`, [ws, from]),
+  ]);
+  const toRun = (r: Row): Run => {
+    const stored: StoredFindings = r.findings ? JSON.parse(r.findings) : {};
+    return { id: r.id, finishedAt: Number(r.finished_at), findings: (source === 'check' ? stored.findings : stored.crawlFindings) ?? [], problems: (source === 'check' ? stored.issues : stored.all) ?? [] };
+  };
+  return { source, atStart: before[0] ? toRun(before[0]) : null, inPeriod: inPeriod.map(toRun) };
+}
+
+/**
+ * New findings of the period's runs (a page and kind once, the first time), and the problems at
+ * its start or during it that its newest run no longer has: a check only judges the pages it
+ * looked at; a crawl walked the site.
+ */
+async function judgeRuns(db: DbOrTrx, runs: Runs, link: (path: string) => string): Promise<{ found: ReportFinding[]; resolved: ReportFinding[] }> {
+  const path = (id: string) => link(runs.source === 'check' ? `/v1/site-checks/${id}` : `/v1/site-crawls/${id}`);
+  const item = (r: Run, f: { kind: Kind; severity: Severity; url: string }, topCause: Cause | null, explanation: string | null): ReportFinding => ({
+    source: runs.source,
+    kind: f.kind,
+    severity: f.severity,
+    url: f.url,
+    runId: r.id,
+    at: toIso(r.finishedAt)!,
+    topCause,
+    explanation,
+    link: path(r.id),
+  });
+  const found = new Map<string, ReportFinding>();
+  const causes = new Map<string, Cause | null>();
+  const all = [...(runs.atStart ? [runs.atStart] : []), ...runs.inPeriod];
+  for (const r of all) {
+    for (const f of r.findings) {
+      causes.set(key(f), f.causes[0] ?? null);
+      if (r !== runs.atStart && !found.has(key(f))) found.set(key(f), item(r, f, f.causes[0] ?? null, f.explanation ?? null));
+    }
+  }
+  const resolved: ReportFinding[] = [];
+  const last = runs.inPeriod[runs.inPeriod.length - 1];
+  if (last) {
+    const seen = new Map<string, Run['problems'][number]>();
+    for (const r of all.slice(0, -1)) for (const p of r.problems) seen.set(key(p), p);
+    const now = new Set(last.problems.map(key));
+    const looked = runs.source === 'check' ? new Set(((await SiteCheck.query(db).findById(last.id).select('pages'))?.pages ?? []).map((p) => p.url)) : null;
+    for (const [k, p] of seen) if (!now.has(k) && (!looked || looked.has(p.url))) resolved.push(item(last, p, causes.get(k) ?? null, null));
+  }
+  return { found: [...found.values()], resolved };
+}
 
 /** Builds the report of a workspace for [from, to) (epoch ms). */
 export async function buildReport(db: DbOrTrx, workspace: Pick<Workspace, 'id' | 'name' | 'timezone'>, from: number, to: number, publicUrl: string): Promise<Report> {
@@ -43,69 +122,19 @@ export async function buildReport(db: DbOrTrx, workspace: Pick<Workspace, 'id' |
     ])
     .limit(MAX_DEPLOYS)
     .select('id', 'commit_sha', 'environment', 'ref', 'deployed_at');
-  const checks = await newestChecksByDeploy(
+  const verdicts = await newestChecksByDeploy(
     db,
     deploys.map((d) => d.id),
   );
   const deployItems: Schemas['ReportDeploy'][] = deploys.map((d) => {
-    const c = checks.get(d.id);
+    const c = verdicts.get(d.id);
     const findings = c?.state === 'finished' ? (c.findings?.findings?.length ?? 0) : 0;
     const verdict: Schemas['ReportDeploy']['verdict'] = !c ? 'not_checked' : c.state === 'finished' ? (findings > 0 ? 'regressions' : 'clean') : c.state === 'failed' ? 'failed' : 'pending';
     return { id: d.id, commitSha: d.commit_sha, environment: d.environment, ref: d.ref, deployedAt: toIso(Number(d.deployed_at))!, verdict, findings, link: link(`/v1/deploys/${d.id}`) };
   });
 
-  // Checks finished in the period, oldest first, and the one before it (what was wrong at its start).
-  const finished = () => SiteCheck.query(db).where({ workspace_id: ws, state: 'finished' }).select('id', 'finished_at', 'findings');
-  const inPeriod = (await finished()
-    .where('finished_at', '>=', from)
-    .where('finished_at', '<', to)
-    .orderBy([
-      { column: 'finished_at', order: 'asc' },
-      { column: 'id', order: 'asc' },
-    ])) as CheckRow[];
-  const atStart = (await finished()
-    .where('finished_at', '<', from)
-    .orderBy([
-      { column: 'finished_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .first()) as CheckRow | undefined;
-
-  const findingOf = (c: CheckRow, f: { kind: Schemas['CheckFindingKind']; severity: Schemas['Severity']; url: string }, extra: { topCause: Schemas['Cause'] | null; explanation: string | null }): ReportFinding => ({
-    kind: f.kind,
-    severity: f.severity,
-    url: f.url,
-    checkId: c.id,
-    at: toIso(Number(c.finished_at))!,
-    ...extra,
-    link: link(`/v1/site-checks/${c.id}`),
-  });
-
-  const newFindings = new Map<string, ReportFinding>();
-  const causes = new Map<string, Schemas['Cause'] | null>();
-  for (const c of [...(atStart ? [atStart] : []), ...inPeriod]) {
-    for (const f of c.findings?.findings ?? []) {
-      const topCause = f.causes[0] ?? null;
-      causes.set(key(f), topCause);
-      if (c !== atStart && !newFindings.has(key(f))) newFindings.set(key(f), findingOf(c, f, { topCause, explanation: f.explanation ?? null }));
-    }
-  }
-
-  // Resolved: a problem at the start or during the period that the period's newest check, which
-  // looked at that page, no longer has.
-  const resolved: ReportFinding[] = [];
-  const last = inPeriod[inPeriod.length - 1];
-  if (last) {
-    const seen = new Map<string, Schemas['SiteCheckIssue']>();
-    for (const c of [...(atStart ? [atStart] : []), ...inPeriod.slice(0, -1)]) for (const i of c.findings?.issues ?? []) seen.set(key(i), i);
-    const now = new Set((last.findings?.issues ?? []).map(key));
-    const lastPages = await SiteCheck.query(db).findById(last.id).select('pages');
-    const looked = new Set((lastPages?.pages ?? []).map((p) => p.url));
-    for (const [k, i] of seen) {
-      if (now.has(k) || !looked.has(i.url)) continue;
-      resolved.push(findingOf(last, i, { topCause: causes.get(k) ?? null, explanation: null }));
-    }
-  }
+  const checks = await judgeRuns(db, await finishedRuns(db, 'check', ws, from, to), link);
+  const crawls = await judgeRuns(db, await finishedRuns(db, 'crawl', ws, from, to), link);
 
   // Search: the period's days against as many days before them.
   const days = periodDays(from, to, workspace.timezone);
@@ -135,8 +164,8 @@ export async function buildReport(db: DbOrTrx, workspace: Pick<Workspace, 'id' |
     from: toIso(from)!,
     to: toIso(to)!,
     deploys: deployItems,
-    newFindings: [...newFindings.values()].sort(bySeverity).slice(0, MAX_FINDINGS),
-    resolvedFindings: resolved.sort(bySeverity).slice(0, MAX_FINDINGS),
+    newFindings: [...checks.found, ...crawls.found].sort(bySeverity).slice(0, MAX_FINDINGS),
+    resolvedFindings: [...checks.resolved, ...crawls.resolved].sort(bySeverity).slice(0, MAX_FINDINGS),
     lostClicks,
     search,
   };
