@@ -10,6 +10,7 @@ import { UsageError, registerCommand, type RegisteredCommand } from './command.t
 import bootstrap from './commands/bootstrap.ts';
 import usersCreate from './commands/users-create.ts';
 import usersList from './commands/users-list.ts';
+import usersSetPassword from './commands/users-set-password.ts';
 import membersAdd from './commands/members-add.ts';
 import membersRemove from './commands/members-remove.ts';
 import keysCreate from './commands/keys-create.ts';
@@ -27,6 +28,7 @@ const COMMANDS: RegisteredCommand[] = [
   registerCommand(bootstrap),
   registerCommand(usersCreate),
   registerCommand(usersList),
+  registerCommand(usersSetPassword),
   registerCommand(membersAdd),
   registerCommand(membersRemove),
   registerCommand(keysCreate),

@@ -15,7 +15,7 @@ import { ROW_RESOURCES } from './resources.ts';
 import { requestContext } from './middleware/request-context.ts';
 import { recordCompletion } from './middleware/completion.ts';
 import { serviceRoutes } from './middleware/service-routes.ts';
-import { authenticate, readBody, requireKeyShape, requireScope } from './middleware/authenticate.ts';
+import { authenticate, readBody, requireCredentialShape, requireScope } from './middleware/authenticate.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
 import { validateRequest } from './middleware/validate.ts';
 import { dispatch, guardWorkspaces } from './middleware/dispatch.ts';
@@ -90,7 +90,7 @@ export function createApp(opts: AppOptions): Koa {
     }
     router.register(op.koaPath, [op.method], [
       startOperation(op),
-      requireKeyShape,
+      requireCredentialShape,
       readBody,
       authenticated,
       limited,

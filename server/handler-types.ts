@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { operationQueryDefaults, operations } from '../generated/types.ts';
 import type { Db } from '../core/db/index.ts';
 import type { Config } from '../core/platform/index.ts';
-import type { AuthContext, WorkspaceGuard } from '../core/access/index.ts';
+import type { AuthContext, ClientInfo, WorkspaceGuard } from '../core/access/index.ts';
 import type { OperationId } from '../core/contract/index.ts';
 import type { SignedDelivery } from '../core/connections/index.ts';
 import type { Mailer } from '../core/mail/index.ts';
@@ -59,6 +59,10 @@ export interface HandlerContext<K extends OperationId> {
    * no `Accept` header, the first. For operations the document gives more than one media type.
    */
   accepts(...types: string[]): string | false;
+  /** Where the request came from (sessions and their audit rows record it). */
+  client: ClientInfo;
+  /** For a request authenticated by a session: its CSRF token; else null. */
+  csrfToken: string | null;
   /** Set for operations authenticated by signature (`x-signature`) instead of a key; they have no `auth` or `access`. */
   hook: SignedDelivery | null;
 }

@@ -27,6 +27,8 @@ export interface OperationState extends RequestState {
   query: Record<string, unknown>;
   body: unknown;
   access: WorkspaceGuard;
+  /** For a request authenticated by a session: its CSRF token (GET /v1/me shows it). */
+  csrfToken?: string;
   /** For an operation authenticated by signature (`x-signature`): the delivery as verified. */
   hook?: SignedDelivery;
 }

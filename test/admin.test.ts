@@ -202,7 +202,7 @@ for (const engine of engines()) {
 
       const auth = (await authenticateKey(db, boundKey.apiKey))?.auth;
       assert.deepEqual(auth && { ...auth, keyName: undefined }, {
-        keyId: boundKey.id, userId: devId, accountId, workspaceId, scopes: ['deploys', 'search'], keyName: undefined, expiresAt: null,
+        credential: 'api_key', keyId: boundKey.id, userId: devId, accountId, workspaceId, scopes: ['deploys', 'search'], keyName: undefined, expiresAt: null,
       });
 
       // Bound key: row about the workspace; the bootstrap key (unbound): account-level row.

@@ -40,6 +40,8 @@ interface DocOp {
   scope: string | undefined;
   /** Authenticated by a delivery's signature (`x-signature`) instead of a key. */
   signed: boolean;
+  /** For the person signed in only (`x-credential: session`): no scope, and keys are refused. */
+  sessionOnly: boolean;
   /** A concrete URL: random UUIDs for path parameters, minimal values for required query parameters. */
   url(): string;
 }
@@ -60,6 +62,7 @@ for (const [route, item] of Object.entries(document.paths)) {
       route,
       scope: op['x-scope'],
       signed: op['x-signature'] !== undefined,
+      sessionOnly: op['x-credential'] === 'session',
       url() {
         const path = route.replace(/\{([^}]+)\}/g, () => crypto.randomUUID());
         const q = new URLSearchParams();
@@ -96,11 +99,12 @@ for (const engine of engines()) {
     });
 
     describe('scopes', () => {
-      it('every /v1 operation declares exactly one known x-scope, or is a signed hook with none', () => {
+      it('every /v1 operation declares exactly one known x-scope, or is a signed hook or a session-only operation with none', () => {
         assert.ok(operations.length > 0);
         for (const op of operations) {
           assert.ok(op.route.startsWith('/v1/'), `${op.id} lives under /v1`);
           if (op.signed) assert.equal(op.scope, undefined, `${op.id} is signed and has no x-scope`);
+          else if (op.sessionOnly) assert.equal(op.scope, undefined, `${op.id} is for a person signed in and has no x-scope`);
           else assert.ok(op.scope && (ALL_SCOPES as readonly string[]).includes(op.scope), `${op.id} has x-scope ${op.scope}`);
         }
       });
@@ -114,7 +118,11 @@ for (const engine of engines()) {
           return keys.get(name)!;
         };
         // Signed hooks take no key; their signature checks are in test/connections-e2e.test.ts.
-        for (const op of operations.filter((o) => !o.signed)) {
+        // Session-only operations refuse every key, whatever its scopes.
+        for (const op of operations.filter((o) => o.sessionOnly)) {
+          assertProblem(await api.call(op.method, op.url(), { key: await keyFor([...ALL_SCOPES]) }), 403, 'session_required', `${op.id} with a key:`);
+        }
+        for (const op of operations.filter((o) => !o.signed && !o.sessionOnly)) {
           const others = ALL_SCOPES.filter((s) => s !== op.scope);
           const without = await api.call(op.method, op.url(), { key: await keyFor(others) });
           assertProblem(without, 403, 'insufficient_scope', `${op.id} with ${others.join(',')}:`);
@@ -335,10 +343,11 @@ for (const engine of engines()) {
           assertProblem(await api.call('GET', `/v1/workspaces/${encodeURIComponent(id)}`, { key: o.apiKey }), 404, 'not_found', `GET ${id}:`);
         }
         // Every operation with a path parameter, before its body is even looked at.
+        const session = await api.session(o.userId);
         for (const op of operations) {
           if (!op.route.includes('{')) continue;
           const path = op.route.replace(/\{[^}]+\}/g, 'not-a-uuid');
-          assertProblem(await api.call(op.method, path, { key: o.apiKey }), 404, 'not_found', `${op.id}:`);
+          assertProblem(await api.call(op.method, path, op.sessionOnly ? { session } : { key: o.apiKey }), 404, 'not_found', `${op.id}:`);
         }
       });
 

@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
-import { TestApi, type ApiResponse } from './support/api.ts';
+import { TestApi, type ApiResponse, type TestSession } from './support/api.ts';
 import { document } from './support/contract.ts';
 import { isUuid } from '../core/platform/index.ts';
 import { isPostgres, type Db } from '../core/db/index.ts';
@@ -453,6 +453,8 @@ interface DocOp {
   bodyRequired: boolean;
   /** Authenticated by a delivery's signature (`x-signature`) rather than a key. */
   signed: boolean;
+  /** For the person signed in (`x-credential: session`): sent with a session instead of the key. */
+  sessionOnly: boolean;
 }
 
 const operations: DocOp[] = [];
@@ -468,6 +470,7 @@ for (const [route, item] of Object.entries(document.paths)) {
       body: op.requestBody?.content['application/json']?.schema ?? null,
       bodyRequired: op.requestBody?.required ?? false,
       signed: op['x-signature'] !== undefined,
+      sessionOnly: op['x-credential'] === 'session',
     });
   }
 }
@@ -517,10 +520,10 @@ async function tables(db: Db): Promise<string[]> {
            where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema')`,
         )) as { rows: Array<{ name: string }> }).rows.map((r) => r.name)
       : ((await db.raw(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`)) as Array<{ name: string }>).map((r) => r.name);
-  // knex bookkeeping, the request log (docs/api.md#request-logs: failed requests are logged too) and the
-  // key's rate-limit count (every request counts, whatever it answers): the legitimate writes
-  // of a rejected request.
-  return names.filter((n) => !/(^|\.)(knex_migrations|request_log|rate_limit_windows)/.test(n)).sort();
+  // knex bookkeeping, the request log (docs/api.md#request-logs: failed requests are logged too), the
+  // key's rate-limit count (every request counts, whatever it answers) and failed sign-ins (each
+  // one counts toward throttling, spec/sign-in.tsp): the legitimate writes of a rejected request.
+  return names.filter((n) => !/(^|\.)(knex_migrations|request_log|rate_limit_windows|sign_in_failures)/.test(n)).sort();
 }
 
 async function snapshot(db: Db): Promise<Record<string, string[]>> {
@@ -532,6 +535,7 @@ async function snapshot(db: Db): Promise<Record<string, string[]>> {
       .map((r) => {
         // Authentication refreshes last_used_at at most once a minute: a read, not a write of the request.
         if (/(^|\.)api_keys$/.test(t)) delete r.last_used_at;
+        if (/(^|\.)sessions$/.test(t)) delete r.last_seen_at;
         return JSON.stringify(r);
       })
       .sort();
@@ -568,6 +572,7 @@ for (const engine of engines()) {
   describe(`fuzz from the document (${engine})`, () => {
     let api: TestApi;
     let key: string;
+    let session: TestSession;
     let ctx: Ctx;
 
     before(async () => {
@@ -575,6 +580,7 @@ for (const engine of engines()) {
       api = await TestApi.start(engine, { env: { RATE_LIMIT_PER_MINUTE: '1000000' } });
       const o = await api.owner();
       key = o.apiKey;
+      session = await api.session(o.userId);
       ctx = { workspaceId: o.workspaceId };
     });
     after(async () => {
@@ -585,7 +591,7 @@ for (const engine of engines()) {
       const headers: Record<string, string> = {};
       if (opts.contentType) headers['content-type'] = opts.contentType;
       const path = pathOf(op, ctx) + (opts.search ? `?${opts.search}` : '');
-      return api.call(op.method, path, { key, rawBody: opts.text, headers });
+      return api.call(op.method, path, { ...(op.sessionOnly ? { session } : { key }), rawBody: opts.text, headers });
     };
 
     it('the document has operations with bodies and with query parameters to fuzz', () => {

@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
-import { TestApi } from './support/api.ts';
+import { TestApi, type TestSession } from './support/api.ts';
 import { document } from './support/contract.ts';
+import { setPassword } from '../core/access/index.ts';
+import { operatorActor } from '../core/activity/index.ts';
 
 after(dropCreatedDatabases);
 
@@ -64,6 +66,8 @@ const REFUSED: Array<[string, unknown]> = [
 /** Control characters other than NUL are text: stored and given back unchanged. */
 const C0 = 'c0:\u0001\u0002\u0007\u0008\t\u000b\u000c\u001b\u001f.';
 
+const PASSWORD = 'correct horse battery';
+
 const SAMPLE_URL_FIELDS = new Set(['/website', '/url', '/logo']);
 
 for (const engine of engines()) {
@@ -72,10 +76,13 @@ for (const engine of engines()) {
     let o: Awaited<ReturnType<TestApi['owner']>>;
     let webhookId: string;
     let deployId: string;
+    let session: TestSession;
 
     before(async () => {
       api = await TestApi.start(engine, { env: { ALLOW_PRIVATE_NETWORK: '0' } });
       o = await api.owner();
+      await setPassword(api.db, { userId: o.userId, password: PASSWORD, action: 'password.set_by_operator', actor: operatorActor(), keepSession: null });
+      session = await api.session(o.userId);
       await api.setLimit(o.accountId, 1000);
       webhookId = (await api.call('POST', '/v1/webhooks', { key: o.apiKey, body: { workspaceId: o.workspaceId, url: 'https://hooks.example.com/h', events: ['deploy.recorded'] } })).body.id;
       deployId = (await api.call('POST', '/v1/deploys', { key: o.apiKey, body: { workspaceId: o.workspaceId, commitSha: 'abcdef1' } })).body.id;
@@ -85,7 +92,8 @@ for (const engine of engines()) {
     });
 
     /** Per operation with a body: a valid body, where to send it, and how to read the result back. */
-    const bodies: Record<string, () => { method: string; path: string; body: Record<string, any>; readBack: (res: any) => Promise<any> }> = {
+    // Passwords and email-link tokens cannot be read back: those readers give back what was sent.
+    const bodies: Record<string, () => { method: string; path: string; body: Record<string, any>; readBack: (res: any) => Promise<any>; session?: TestSession }> = {
       Deploys_create: () => ({
         method: 'POST',
         path: '/v1/deploys',
@@ -145,7 +153,38 @@ for (const engine of engines()) {
       InvitationAcceptance_accept: () => ({
         method: 'POST',
         path: '/v1/invitations/accept',
-        body: { token: 'shinv_not-a-real-token' },
+        body: { token: 'shinv_not-a-real-token', password: 'a password of twenty' },
+        readBack: async () => null,
+      }),
+      Sessions_create: () => ({
+        method: 'POST',
+        path: '/v1/sessions',
+        body: { email: `hostile.${Math.random().toString(36).slice(2)}@example.com`, password: PASSWORD },
+        readBack: async () => null,
+      }),
+      CurrentUser_changePassword: () => ({
+        method: 'PUT',
+        path: '/v1/me/password',
+        body: { currentPassword: 'not the current password', newPassword: 'a new password here' },
+        readBack: async () => null,
+        session,
+      }),
+      PasswordReset_request: () => ({
+        method: 'POST',
+        path: '/v1/password-reset',
+        body: { email: `hostile.${Math.random().toString(36).slice(2)}@example.com` },
+        readBack: async () => null,
+      }),
+      PasswordReset_complete: () => ({
+        method: 'POST',
+        path: '/v1/password-reset/complete',
+        body: { token: 'shrst_not-a-real-token', password: 'a new password here' },
+        readBack: async () => null,
+      }),
+      EmailVerification_complete: () => ({
+        method: 'POST',
+        path: '/v1/email-verification/complete',
+        body: { token: 'shver_not-a-real-token' },
         readBack: async () => null,
       }),
     };
@@ -175,7 +214,7 @@ for (const engine of engines()) {
             const req = make();
             setAt(req.body, field, value === DEEP ? '__DEEP__' : value);
             const json = JSON.stringify(req.body).replace('"__DEEP__"', DEEP_JSON);
-            const res = await api.call(req.method, req.path, { key: o.apiKey, rawBody: json, headers: { 'content-type': 'application/json' } });
+            const res = await api.call(req.method, req.path, { ...(req.session ? { session: req.session } : { key: o.apiKey }), rawBody: json, headers: { 'content-type': 'application/json' } });
             assert.ok(res.status >= 400 && res.status < 500, `${id} ${field} with ${label}: ${res.status} ${res.text.slice(0, 200)}`);
             if (res.status === 400 && res.body.code === 'validation_failed') {
               assert.ok(res.body.errors.some((e: { path: string }) => e.path === field || e.path.startsWith(`${field}/`)), `${id} ${field} with ${label}: ${JSON.stringify(res.body.errors).slice(0, 300)}`);
@@ -185,9 +224,9 @@ for (const engine of engines()) {
           if (SAMPLE_URL_FIELDS.has(field)) continue;
           const req = make();
           setAt(req.body, field, C0);
-          const res = await api.call(req.method, req.path, { key: o.apiKey, body: req.body });
+          const res = await api.call(req.method, req.path, { ...(req.session ? { session: req.session } : { key: o.apiKey }), body: req.body });
           assert.ok(res.status < 500, `${id} ${field} with C0: ${res.status}`);
-          if (res.status < 300 && !field.startsWith('/headers') && !field.startsWith('/secret')) {
+          if (res.status < 300 && !field.startsWith('/headers') && !field.startsWith('/secret') && !/password|token/i.test(field)) {
             assert.equal(getAt(await req.readBack(res), field), C0, `${id} ${field} read back`);
           }
         }

@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { createApiKey, createUser } from '../core/access/index.ts';
+import { createApiKey, createUser, setPassword } from '../core/access/index.ts';
+import { operatorActor } from '../core/activity/index.ts';
 import { createDb, type Db } from '../core/db/index.ts';
 import { createWorkspace } from '../core/workspaces/index.ts';
 import { dropCreatedDatabases, freshDatabaseUrl } from './support/databases.ts';
@@ -133,6 +134,7 @@ import {
   type SiteHealthEvent,
   type WebhookWithSecret,
   type paths,
+  sessionFromSignIn,
 } from '@sitehealth/sdk';
 import { verifyWebhook, signWebhook, WebhookVerificationError } from '@sitehealth/sdk/webhooks';
 import { changesFromDiffText } from '@sitehealth/sdk/signals';
@@ -251,6 +253,23 @@ const unsubscribeRefusals: string[] = [];
 try { await client.unsubscribe.page('shu_consumer'); } catch (err) { if (err instanceof NotFoundError) { unsubscribeRefusals.push(err.code); called.push('unsubscribe.page'); } }
 try { await client.unsubscribe.unsubscribe('shu_consumer'); } catch (err) { if (err instanceof NotFoundError) { unsubscribeRefusals.push(err.code); called.push('unsubscribe.unsubscribe'); } }
 report.digests = { was: mySettings.digest, now: daily.digest, deploys: Array.isArray(report1.deploys), html: reportPage.html.startsWith('<!doctype html>'), refusals: unsubscribeRefusals };
+// A person: sign in, then the session's own operations through a client made from it
+const signedIn = await call('sessions.create', client.sessions.create({ email: env.SITEHEALTH_EMAIL!, password: env.SITEHEALTH_PASSWORD! }));
+const credential = sessionFromSignIn(signedIn)!;
+const person = createClient({ baseUrl: env.SITEHEALTH_URL!, session: credential, maxRetries: 0 });
+const meNow = await call('currentUser.get', person.currentUser.get());
+const devices = await call('sessions.list', person.sessions.list());
+const verification = await call('currentUser.sendVerification', person.currentUser.sendVerification());
+await call('currentUser.changePassword', person.currentUser.changePassword({ currentPassword: env.SITEHEALTH_PASSWORD!, newPassword: env.SITEHEALTH_PASSWORD! + ' 2' }));
+const others = await call('currentUser.signOutOthers', person.currentUser.signOutOthers());
+const reset = await call('passwordReset.request', client.passwordReset.request(env.SITEHEALTH_EMAIL!));
+const linkRefusals: string[] = [];
+try { await client.passwordReset.complete('shrst_consumer', 'a password of ten'); } catch (err) { if (err instanceof ValidationError) { linkRefusals.push(err.code); called.push('passwordReset.complete'); } }
+try { await client.emailVerification.complete('shver_consumer'); } catch (err) { if (err instanceof ValidationError) { linkRefusals.push(err.code); called.push('emailVerification.complete'); } }
+await call('sessions.delete', person.sessions.delete(meNow.session.id));
+let afterSignOut = 0;
+try { await person.currentUser.get(); } catch (err) { if (err instanceof SiteHealthError) afterSignOut = err.status; }
+report.people = { email: meNow.email === env.SITEHEALTH_EMAIL, csrf: meNow.csrfToken === credential.csrfToken, devices: devices.data.length, statuses: [verification.status, reset.status], others: others.revoked, linkRefusals, afterSignOut };
 
 // API keys: every operation (the key carries the keys scope)
 const made = await call('apiKeys.create', client.apiKeys.create({ name: 'consumer', scopes: ['search'], workspaceId }));
@@ -393,6 +412,8 @@ export const verify = verifyWebhook;
     let db: Db;
     let apiKey: string;
     let workspaceId: string;
+    let email: string;
+    const password = 'consumer password 1';
 
     before(async () => {
       receiver = await startReceiver();
@@ -400,6 +421,8 @@ export const verify = verifyWebhook;
       server = await startServerProcess(url, { NODE_EXTRA_CA_CERTS: receiver.certFile, ALLOW_PRIVATE_NETWORK: '1', MAIL_DIR: path.join(os.tmpdir(), 'sitehealth-test-mail') });
       db = createDb(url);
       const u = await createUser(db, `consumer-${Date.now()}@example.com`);
+      email = u.email;
+      await setPassword(db, { userId: u.userId, password, action: 'password.set_by_operator', actor: operatorActor(), keepSession: null });
       workspaceId = (await createWorkspace(db, { accountId: u.accountId, userId: u.userId, input: { name: `Consumer ${Date.now()}`, website: 'https://www.example.com' } })).id;
       apiKey = (await createApiKey(db, { userId: u.userId, scopes: ['deploys', 'search', 'workspaces', 'webhooks', 'keys'] })).apiKey;
       // A few logged requests, written by the server's batch (every second) before the consumer reads them.
@@ -427,7 +450,7 @@ export const verify = verifyWebhook;
       const commitSha = crypto.randomBytes(20).toString('hex');
       const res = await sh(process.execPath, ['out/consumer.js'], {
         cwd: consumer,
-        env: { PATH: process.env.PATH, SITEHEALTH_URL: server.url, SITEHEALTH_API_KEY: apiKey, WORKSPACE_ID: workspaceId, HOOK_URL: receiver.url('/consumer'), COMMIT_SHA: commitSha },
+        env: { PATH: process.env.PATH, SITEHEALTH_URL: server.url, SITEHEALTH_API_KEY: apiKey, SITEHEALTH_EMAIL: email, SITEHEALTH_PASSWORD: password, WORKSPACE_ID: workspaceId, HOOK_URL: receiver.url('/consumer'), COMMIT_SHA: commitSha },
       });
       assert.equal(res.code, 0, `${res.stdout}\n${res.stderr}`);
       const report = JSON.parse(res.stdout.trim().split('\n').at(-1)!);
@@ -442,6 +465,7 @@ export const verify = verifyWebhook;
       assert.deepEqual(report.apiKeys, { secret: true, listed: true, replacedBy: true, prefix: true, iterated: 3 });
       assert.deepEqual(report.members, { count: 1, role: 'owner', invited: true, refusals: ['not_found', 'last_owner'] });
       assert.deepEqual(report.digests, { was: 'weekly', now: 'daily', deploys: true, html: true, refusals: ['not_found', 'not_found'] });
+      assert.deepEqual(report.people, { email: true, csrf: true, devices: 1, statuses: [202, 202], others: 0, linkRefusals: ['link_invalid', 'link_invalid'], afterSignOut: 401 });
 
       assert.equal(report.version, JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8')).version);
       assert.equal(report.cliVersion, JSON.parse(fs.readFileSync(path.join(cliDir, 'package.json'), 'utf8')).version);

@@ -522,6 +522,12 @@ describe('sdk typed errors', () => {
     ['invitation_used', 409, ConflictError],
     ['token_used', 409, ConflictError],
     ['invitation_expired', 409, ConflictError],
+    ['password_exists', 409, ConflictError],
+    ['invalid_credentials', 401, AuthenticationError],
+    ['session_required', 403, PermissionError],
+    ['csrf_failed', 403, PermissionError],
+    ['link_invalid', 400, ValidationError],
+    ['sign_in_throttled', 429, RateLimitError],
   ];
 
   it('lists every problem code', async () => {
@@ -674,6 +680,16 @@ describe('sdk coverage of the API document', () => {
     Reports_get: (c) => c.reports.get(WS, { from: '2026-11-16', to: '2026-11-22' }),
     Unsubscribe_page: (c) => c.unsubscribe.page('shu_token'),
     Unsubscribe_unsubscribe: (c) => c.unsubscribe.unsubscribe('shu_token'),
+    Sessions_create: (c) => c.sessions.create({ email: 'dana@acme.example', password: 'correct horse battery' }),
+    Sessions_list: (c) => c.sessions.list(),
+    Sessions_delete: (c) => c.sessions.delete(WS),
+    CurrentUser_get: (c) => c.currentUser.get(),
+    CurrentUser_changePassword: (c) => c.currentUser.changePassword({ currentPassword: 'old password', newPassword: 'a new password' }),
+    CurrentUser_sendVerification: (c) => c.currentUser.sendVerification(),
+    CurrentUser_signOutOthers: (c) => c.currentUser.signOutOthers(),
+    PasswordReset_request: (c) => c.passwordReset.request('dana@acme.example'),
+    PasswordReset_complete: (c) => c.passwordReset.complete('shrst_token', 'a new password'),
+    EmailVerification_complete: (c) => c.emailVerification.complete('shver_token'),
   };
 
   it('has a resource method for every operationId, and each sends that operation', async () => {

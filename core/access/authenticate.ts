@@ -1,14 +1,18 @@
 import crypto from 'node:crypto';
 import { StatementBatcher, isPostgres, runSql, type Db } from '../db/index.ts';
 import { nowMs } from '../platform/index.ts';
-import { hashKey, isScope, looksLikeKey, type Scope } from './key-format.ts';
+import { SCOPES, hashKey, isScope, looksLikeKey, type Scope } from './key-format.ts';
+import { hashSessionToken, isLive, looksLikeSessionToken, touchSession } from './sessions.ts';
 import { isRole } from './roles.ts';
 import type { Caller, VisibleWorkspace, WorkspaceRow } from './visibility.ts';
 
-/** What a request authenticated with an API key may act as. */
+/** What a request authenticated with an API key or a session may act as. */
 export interface AuthContext extends Caller {
+  /** An API key, or a person's session (spec/sign-in.tsp): every scope, no binding, no expiry of its own. */
+  credential: 'api_key' | 'session';
+  /** The key's id, or the session's. */
   keyId: string;
-  /** The key's name as the operator gave it (the activity feed's actor label), or null. */
+  /** The key's name as the operator gave it, or the session user's email (the activity feed's actor label), or null. */
   keyName: string | null;
   /** The key user's account. */
   accountId: string;
@@ -152,6 +156,7 @@ export async function authenticateRequest(db: Db, rawKey: string | null | undefi
   if (expiresAt !== null && nowMs() >= expiresAt) return { refused: 'expired', keyId, expiresAt };
   touchLastUsed(db, keyId, row.last_used_at as number | null);
   const auth: AuthContext = {
+    credential: 'api_key',
     keyId,
     keyName: (row.name as string | null) ?? null,
     userId: String(row.user_id),
@@ -160,12 +165,59 @@ export async function authenticateRequest(db: Db, rawKey: string | null | undefi
     scopes: String(row.scopes).split(',').filter(isScope),
     expiresAt,
   };
-  let prefetched: VisibleWorkspace | null = null;
-  if (row.w_id && isRole(row.m_role)) {
-    const workspace = Object.fromEntries(WORKSPACE_COLUMNS.map((c) => [c, row[`w_${c}`] ?? null])) as unknown as WorkspaceRow;
-    prefetched = { workspace, role: row.m_role };
-  }
-  return { auth, prefetched };
+  return { auth, prefetched: prefetchedWorkspace(row) };
+}
+
+function prefetchedWorkspace(row: AuthRow): VisibleWorkspace | null {
+  if (!row.w_id || !isRole(row.m_role)) return null;
+  const workspace = Object.fromEntries(WORKSPACE_COLUMNS.map((c) => [c, row[`w_${c}`] ?? null])) as unknown as WorkspaceRow;
+  return { workspace, role: row.m_role };
+}
+
+// The session's lookup: the same membership and workspace columns as a key's, for the same
+// reason. People make few requests, so it is not batched.
+function sessionSql(target: string): string {
+  return `SELECT s.id, s.user_id, s.token_hash, s.created_at, s.last_seen_at, s.revoked_at, u.account_id, u.email,
+      m.role AS m_role, ${WORKSPACE_COLUMNS.map((c) => `w.${c} AS w_${c}`).join(', ')}
+    FROM sessions s
+    JOIN users u ON u.id = s.user_id
+    LEFT JOIN memberships m ON m.user_id = s.user_id AND m.workspace_id = ${target}
+    LEFT JOIN workspaces w ON w.id = m.workspace_id
+    WHERE s.token_hash = ?
+    LIMIT 1`;
+}
+
+/**
+ * The person behind a session cookie, read with the workspace the request names as for a key; null
+ * for a malformed, unknown, revoked or ended session. A session holds every scope and no binding:
+ * the user's role in each workspace is what limits it.
+ */
+export async function authenticateSession(db: Db, token: string | null | undefined, hint: WorkspaceHint = null): Promise<Authenticated | null> {
+  if (!looksLikeSessionToken(token)) return null;
+  if (hint && 'table' in hint && !rowTables.has(hint.table)) throw new Error(`no row table registered as ${hint.table}`);
+  const digest = hashSessionToken(token);
+  const [target, params, name] = !hint
+    ? ['NULL', [digest], 'none']
+    : 'workspaceId' in hint
+      ? ['?', [hint.workspaceId, digest], 'named']
+      : [rowWorkspace(hint.table, '?'), [hint.id, digest], `row_${hint.table}`];
+  const row = (await runSql<AuthRow>(db, sessionSql(target), params, { prepared: `sitehealth_session_${name}` }))[0];
+  if (!row || row.token_hash !== digest) return null;
+  const session = { created_at: Number(row.created_at), last_seen_at: Number(row.last_seen_at), revoked_at: row.revoked_at === null || row.revoked_at === undefined ? null : Number(row.revoked_at) };
+  if (!isLive(session)) return null;
+  const sessionId = String(row.id);
+  touchSession(db, sessionId, session.last_seen_at);
+  const auth: AuthContext = {
+    credential: 'session',
+    keyId: sessionId,
+    keyName: String(row.email),
+    userId: String(row.user_id),
+    accountId: String(row.account_id),
+    workspaceId: null,
+    scopes: [...SCOPES],
+    expiresAt: null,
+  };
+  return { auth, prefetched: prefetchedWorkspace(row) };
 }
 
 /**

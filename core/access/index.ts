@@ -18,7 +18,38 @@ export {
 } from './own-keys.ts';
 export { SCOPES, isScope, looksLikeKey, generateKey, hashKey, keyHint, keyLast4, KEY_PREFIX, KEY_LENGTH, crc32, type Scope } from './key-format.ts';
 export {
+  SESSION_COOKIE,
+  looksLikeSessionToken,
+  csrfTokenFor,
+  csrfMatches,
+  sessionCookie,
+  sessionToApi,
+  startSession,
+  currentUser,
+  listSessions,
+  getSession,
+  revokeSession,
+  revokeSessionsOf,
+  type ClientInfo,
+  type SignInMethod,
+} from './sessions.ts';
+export { hashPassword, verifyPassword } from './passwords.ts';
+export {
+  signInWithPassword,
+  checkPassword,
+  changePassword,
+  setPassword,
+  signInRetention,
+  InvalidCredentials,
+  SignInThrottled,
+  FAILURES_PER_EMAIL,
+  FAILURES_PER_ADDRESS,
+  THROTTLE_WINDOW_MS,
+} from './sign-in.ts';
+export { requestPasswordReset, completePasswordReset, sendEmailVerification, completeEmailVerification, LinkInvalid } from './email-links.ts';
+export {
   authenticateKey,
+  authenticateSession,
   authenticateRequest,
   registerRowTables,
   LAST_USED_RESOLUTION_MS,

@@ -6,6 +6,8 @@ import { invitationEvent, type Actor } from '../activity/index.ts';
 import type { Mailer } from '../mail/index.ts';
 import { addMember, removeMember, roleIn } from './memberships.ts';
 import { createUser, normalizeEmail } from './users.ts';
+import { hashPassword } from './passwords.ts';
+import { storePassword } from './sign-in.ts';
 import { ROLES, type Role } from './roles.ts';
 
 // Members and invitations over the API (spec/members.tsp). The caller's role comes from the HTTP
@@ -161,7 +163,10 @@ export async function withdrawInvitation(db: DbOrTrx, f: { workspaceId: string; 
  * email, or a new user in the workspace's account, joins with its role. A user who is a member
  * already keeps the role they have. Used, expired, withdrawn or unknown tokens change nothing.
  */
-export async function acceptInvitation(db: DbOrTrx, token: string): Promise<Schemas['InvitationAccepted']> {
+export async function acceptInvitation(db: DbOrTrx, token: string, password?: string): Promise<Schemas['InvitationAccepted']> {
+  // The hash runs before the transaction (no lock held meanwhile), and only for a token that exists.
+  let digest: string | null = null;
+  if (password !== undefined && (await Invitation.query(db).where({ token_hash: hashToken(token) }).select('id').first())) digest = await hashPassword(password);
   return withTransaction(db, async (trx) => {
     const q = Invitation.query(trx).where({ token_hash: hashToken(token) }).first();
     if (isPostgres(trx)) q.forUpdate();
@@ -172,20 +177,24 @@ export async function acceptInvitation(db: DbOrTrx, token: string): Promise<Sche
     if (Number(inv.expires_at) <= now) throw new Conflict('invitation_expired', `This invitation expired at ${toIso(Number(inv.expires_at))}.`);
     const ws = await Workspace.query(trx).findById(inv.workspace_id).select('account_id');
     if (!ws) throw new NotFound('No pending invitation has this token.');
-    let user = await User.query(trx).where({ email: inv.email }).select('id').first();
+    let user = await User.query(trx).where({ email: inv.email }).select('id', 'password_hash', 'email_verified_at').first();
     let userCreated = false;
     if (!user) {
       const made = await createUser(trx, inv.email, ws.account_id);
-      user = { id: made.userId } as User;
+      user = { id: made.userId, password_hash: null, email_verified_at: null } as User;
       userCreated = true;
     }
+    if (digest !== null && user.password_hash !== null) throw new Conflict('password_exists', `${inv.email} has a password already: accept without one, and sign in with it (or reset it by email).`);
     const actor: Actor = { type: 'user', id: user.id, label: inv.email };
     const n = await Invitation.query(trx).findById(inv.id).whereNull('accepted_at').whereNull('withdrawn_at').patch({ accepted_at: now, accepted_user_id: user.id });
     if (n !== 1) throw new Conflict('invitation_used', 'This invitation was accepted already: its token works once.');
+    // The token arrived by email to this address: accepting it proves the address.
+    if (user.email_verified_at === null) await User.query(trx).findById(user.id).patch({ email_verified_at: now });
     await invitationEvent(trx, 'invitation.accepted', { workspaceId: inv.workspace_id, accountId: ws.account_id, invitationId: inv.id, email: inv.email, role: inv.role, userId: user.id, actor, at: now });
+    if (digest !== null) await storePassword(trx, { userId: user.id, digest, action: 'password.changed', actor, keepSession: null });
     const current = await roleIn(trx, user.id, inv.workspace_id);
     const role = current ?? (ROLES.includes(inv.role as Role) ? (inv.role as Role) : 'viewer');
     if (!current) await addMember(trx, { workspaceId: inv.workspace_id, userId: user.id, role, actor });
-    return { workspaceId: inv.workspace_id, userId: user.id, email: inv.email, role, userCreated };
+    return { workspaceId: inv.workspace_id, userId: user.id, email: inv.email, role, userCreated, passwordSet: digest !== null };
   });
 }

@@ -30,8 +30,13 @@ export function operatorActor(label = 'admin CLI'): Actor {
  * The actor for a request made with an API key: the key's id and name, never any part of the
  * key itself (a label is shown to every member, viewers included).
  */
-export function keyActor(key: { keyId: string; keyName: string | null }): Actor {
-  return { type: 'api_key', id: key.keyId, label: key.keyName };
+export function keyActor(key: { keyId: string; keyName: string | null; credential?: 'api_key' | 'session' }): Actor {
+  return { type: key.credential === 'session' ? 'session' : 'api_key', id: key.keyId, label: key.keyName };
+}
+
+/** The actor of a sign-in (or a change made from one session): the session and the user's email. */
+export function sessionActor(session: { sessionId: string; email: string }): Actor {
+  return { type: 'session', id: session.sessionId, label: session.email };
 }
 
 interface Base {
@@ -74,7 +79,32 @@ type Action =
   | 'connection.broken'
   | 'digest.preference_changed'
   | 'digest.unsubscribed'
-  | 'digest.sent';
+  | 'digest.sent'
+  | UserSecurityAction;
+
+/**
+ * Security rows about one user's own sign-in (spec/sign-in.tsp): written to the user's account
+ * (workspace_id null), targeting the user, never with a password, code, token or any part of one.
+ */
+export type UserSecurityAction =
+  | 'session.signed_in'
+  | 'session.revoked'
+  | 'password.changed'
+  | 'password.reset'
+  | 'password.set_by_operator'
+  | 'email.verified'
+  | 'sign_in.throttled'
+  | 'two_step.enabled'
+  | 'two_step.disabled'
+  | 'two_step.reset_by_operator'
+  | 'recovery_code.used'
+  | 'recovery_codes.regenerated'
+  | 'passkey.added'
+  | 'passkey.removed'
+  | 'sso.configured'
+  | 'sso.removed'
+  | 'sso.required'
+  | 'sso.first_sign_in';
 
 interface Insert {
   kind: ActivityKind;
@@ -221,6 +251,19 @@ export function apiKeyRotated(db: DbOrTrx, f: ApiKeyFields & { replacedBy: strin
 /** The first request made with a key after its `expires_at` (written once per key). */
 export function apiKeyExpired(db: DbOrTrx, f: ApiKeyFields & { expiredAt: number }): Promise<string> {
   return insert(db, apiKeyRow(f, 'api_key.expired', { expired_at: toIso(f.expiredAt) }));
+}
+
+// ---------------------------------------------------------------- security: people signing in
+
+export interface UserSecurityFields extends Base {
+  accountId: string;
+  userId: string;
+  /** Action-specific facts: never a secret or a fragment of one. */
+  details?: Record<string, unknown>;
+}
+
+export function userSecurityEvent(db: DbOrTrx, action: UserSecurityAction, f: UserSecurityFields): Promise<string> {
+  return insert(db, { kind: 'security', action, accountId: f.accountId, workspaceId: null, actor: f.actor, at: f.at, target: { type: 'user', id: f.userId }, details: f.details ?? {} });
 }
 
 // ---------------------------------------------------------------- billing

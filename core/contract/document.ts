@@ -38,6 +38,7 @@ export interface OperationObject {
   'x-signature'?: SignatureSource;
   'x-body-limit'?: number;
   'x-public'?: boolean;
+  'x-credential'?: 'session';
 }
 
 /**
@@ -104,6 +105,11 @@ export interface Operation {
    * the handler checks. No scope, no key's rate limit, no workspace guard.
    */
   isPublic: boolean;
+  /**
+   * `x-credential: session`: the operation is about the person signed in (spec/sign-in.tsp), so an
+   * API key gets `403 session_required`. Otherwise a key or a session may call it.
+   */
+  sessionOnly: boolean;
   /** The largest body the operation takes (`x-body-limit`); null: the API's 1 MiB. */
   bodyLimit: number | null;
   /** False for the operations that read the request log itself: they are not logged in it. */
@@ -156,6 +162,7 @@ export function listOperations(doc: OpenApiDocument = loadDocument()): Operation
         workspace: def['x-workspace'] ?? null,
         signature: def['x-signature'] ?? null,
         isPublic: def['x-public'] === true,
+        sessionOnly: def['x-credential'] === 'session',
         bodyLimit: def['x-body-limit'] ?? null,
         requestLogged: def['x-request-log'] !== false,
         uuidFields: {

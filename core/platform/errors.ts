@@ -28,6 +28,11 @@ export class DomainError extends Error {
     super(detail);
     this.name = 'DomainError';
   }
+
+  /** Seconds the client should wait before retrying (sent as `Retry-After`), for the errors that say so. */
+  get retryAfter(): number | null {
+    return null;
+  }
 }
 
 export class ValidationFailed extends DomainError {
@@ -100,5 +105,9 @@ export class ServiceUnavailable extends DomainError {
     title = 'Service unavailable',
   ) {
     super(503, code, title, detail);
+  }
+
+  override get retryAfter(): number {
+    return this.retryAfterSeconds;
   }
 }

@@ -10,14 +10,20 @@ import { Connections } from './resources/connections.js';
 import { SiteCrawls } from './resources/site-crawls.js';
 import { ApiKeys } from './resources/api-keys.js';
 import { InvitationAcceptance, Invitations, Members } from './resources/members.js';
+import { CurrentUser, EmailVerification, PasswordReset, Sessions, type SessionCredential } from './resources/sessions.js';
 import { Workspaces } from './resources/workspaces.js';
 import { Notifications, Reports, Unsubscribe } from './resources/digests.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
 
 export interface SiteHealthOptions {
-  /** An API key (`sh_...`), sent as `X-API-Key`. */
-  apiKey: string;
+  /** An API key (`sh_...`), sent as `X-API-Key`. Either this or `session` is required. */
+  apiKey?: string;
+  /**
+   * A person's session instead of a key (see `sessionFromSignIn`): sent as the session cookie,
+   * with its CSRF token on every request that changes something.
+   */
+  session?: SessionCredential;
   /** Where the API runs; default `http://127.0.0.1:3000`. */
   baseUrl?: string;
   /** A fetch implementation (default: the global `fetch`), e.g. to add a proxy agent or for tests. */
@@ -70,6 +76,10 @@ export class SiteHealth {
   readonly reports: Reports;
   /** A digest's unsubscribe link, without a key. */
   readonly unsubscribe: Unsubscribe;
+  readonly sessions: Sessions;
+  readonly currentUser: CurrentUser;
+  readonly passwordReset: PasswordReset;
+  readonly emailVerification: EmailVerification;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -79,8 +89,10 @@ export class SiteHealth {
   readonly baseUrl: string;
 
   constructor(options: SiteHealthOptions) {
-    if (!options || typeof options.apiKey !== 'string' || options.apiKey === '') {
-      throw new TypeError('SiteHealth: `apiKey` is required');
+    const hasKey = typeof options?.apiKey === 'string' && options.apiKey !== '';
+    const hasSession = typeof options?.session?.token === 'string' && typeof options.session.csrfToken === 'string';
+    if (!hasKey && !hasSession) {
+      throw new TypeError('SiteHealth: `apiKey` is required (or a `session`)');
     }
     const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
     const maxRetries = options.maxRetries ?? 2;
@@ -96,7 +108,7 @@ export class SiteHealth {
       baseUrl,
       fetch: retryingFetch({ fetch: baseFetch, maxRetries, timeoutMs }),
     });
-    this.raw.use(authMiddleware(options.apiKey, userAgent));
+    this.raw.use(authMiddleware(hasKey ? { apiKey: options.apiKey! } : { session: options.session! }, userAgent));
 
     const transport = { client: this.raw, fetch: baseFetch, maxRetries, timeoutMs };
     this.deploys = new Deploys(transport);
@@ -114,6 +126,10 @@ export class SiteHealth {
     this.notifications = new Notifications(transport);
     this.reports = new Reports(transport);
     this.unsubscribe = new Unsubscribe(transport);
+    this.sessions = new Sessions(transport);
+    this.currentUser = new CurrentUser(transport);
+    this.passwordReset = new PasswordReset(transport);
+    this.emailVerification = new EmailVerification(transport);
   }
 }
 

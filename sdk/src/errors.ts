@@ -195,6 +195,12 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   invitation_used: ConflictError,
   invitation_expired: ConflictError,
   token_used: ConflictError,
+  password_exists: ConflictError,
+  invalid_credentials: AuthenticationError,
+  session_required: PermissionError,
+  csrf_failed: PermissionError,
+  link_invalid: ValidationError,
+  sign_in_throttled: RateLimitError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {

@@ -5,11 +5,18 @@ import { ConnectionError, parseRetryAfter } from './errors.js';
 
 export type FetchLike = (input: Request, init?: RequestInit) => Promise<Response>;
 
-/** Sets `X-API-Key` and `User-Agent` on every request. */
-export function authMiddleware(apiKey: string, userAgent: string): Middleware {
+/**
+ * Sets the credential and `User-Agent` on every request: `X-API-Key`, or a session's cookie and,
+ * on anything but GET and HEAD, its `X-CSRF-Token`.
+ */
+export function authMiddleware(credential: { apiKey: string } | { session: { token: string; csrfToken: string } }, userAgent: string): Middleware {
   return {
     onRequest({ request }) {
-      request.headers.set('X-API-Key', apiKey);
+      if ('apiKey' in credential) request.headers.set('X-API-Key', credential.apiKey);
+      else {
+        request.headers.set('Cookie', `sitehealth_session=${credential.session.token}`);
+        if (!['GET', 'HEAD'].includes(request.method.toUpperCase())) request.headers.set('X-CSRF-Token', credential.session.csrfToken);
+      }
       request.headers.set('User-Agent', userAgent);
       return request;
     },

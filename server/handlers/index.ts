@@ -11,6 +11,7 @@ import * as hooks from './hooks.ts';
 import * as apiKeys from './api-keys.ts';
 import * as members from './members.ts';
 import * as digests from './digests.ts';
+import * as sessions from './sessions.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -67,4 +68,14 @@ export const handlers = {
   Reports_get: digests.report,
   Unsubscribe_page: digests.unsubscribePage,
   Unsubscribe_unsubscribe: digests.unsubscribe,
+  Sessions_create: sessions.signIn,
+  Sessions_list: sessions.list,
+  Sessions_delete: sessions.remove,
+  CurrentUser_signOutOthers: sessions.signOutOthers,
+  CurrentUser_get: sessions.me,
+  CurrentUser_changePassword: sessions.changeOwnPassword,
+  CurrentUser_sendVerification: sessions.sendVerification,
+  PasswordReset_request: sessions.requestReset,
+  PasswordReset_complete: sessions.completeReset,
+  EmailVerification_complete: sessions.verifyEmail,
 } satisfies HandlerMap;

@@ -37,4 +37,4 @@ export const withdraw: Handler<'Invitations_delete'> = async ({ db, access, auth
   return { status: 204 };
 };
 
-export const accept: Handler<'InvitationAcceptance_accept'> = async ({ db, body }) => ({ status: 200, body: await acceptInvitation(db, body.token) });
+export const accept: Handler<'InvitationAcceptance_accept'> = async ({ db, body }) => ({ status: 200, body: await acceptInvitation(db, body.token, body.password) });

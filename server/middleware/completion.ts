@@ -33,7 +33,7 @@ export function recordCompletion(o: { log: Logger; metrics: HttpMetrics; request
       statusCode: ctx.status,
       durationMs,
       errorMessage: state.errorMessage,
-      apiKeyId: auth.keyId,
+      apiKeyId: auth.credential === 'api_key' ? auth.keyId : null,
       createdAt: nowMs(),
     });
   };

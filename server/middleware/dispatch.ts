@@ -55,6 +55,8 @@ export function dispatch(handler: AnyHandler, o: { db: Db; config: Config; log: 
       log: o.log,
       mail: o.mail,
       requestId: state.requestId,
+      client: { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null },
+      csrfToken: state.csrfToken ?? null,
       hook: state.hook ?? null,
       accepts: (...types: string[]) => ctx.accepts(...types),
     });

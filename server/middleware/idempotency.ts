@@ -16,7 +16,8 @@ import type { OperationState } from '../state.ts';
 export function idempotent(db: Db, valid: ValidateFunction) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const key = ctx.get('idempotency-key');
-    if (key === '') return next();
+    // Kept per API key (spec/common/errors.tsp IdempotencyKey): a session's requests run as sent.
+    if (key === '' || (ctx.state as OperationState).auth!.credential !== 'api_key') return next();
     if (!valid(key)) {
       throw new ValidationFailed('The Idempotency-Key header must be 1 to 255 printable ASCII characters.', [
         { in: 'header', path: '/Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' },

@@ -37,7 +37,7 @@ export function requestContext(log: Logger, onFinish: (ctx: Context) => void) {
       await next();
     } catch (err) {
       if (err instanceof DomainError) {
-        if (err instanceof ServiceUnavailable) ctx.set('retry-after', String(err.retryAfterSeconds));
+        if (err.retryAfter !== null) ctx.set('retry-after', String(err.retryAfter));
         sendProblem(ctx, problemOf(err));
       } else if (isDatabaseUnavailable(err)) {
         // Busy past the bounded wait, or unreachable: the transaction rolled back or never began.

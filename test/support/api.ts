@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, createLogger } from '../../core/platform/index.ts';
 import { bindModels, createDb, migrateLatest, type Db } from '../../core/db/index.ts';
-import { createUser, setWorkspaceLimit, addMember, type Role, createApiKey, revokeApiKey } from '../../core/access/index.ts';
+import { createUser, setWorkspaceLimit, addMember, type Role, createApiKey, revokeApiKey, startSession, csrfTokenFor } from '../../core/access/index.ts';
 import { createWorkspace } from '../../core/workspaces/index.ts';
 import { startServer, type RunningServer } from '../../server/server.ts';
 import type { RequestLogSink } from '../../server/request-log.ts';
@@ -19,6 +19,8 @@ export interface ApiResponse<T = any> {
 
 export interface CallOptions {
   key?: string | null;
+  /** A person's session (TestApi.session): its cookie, and its CSRF token on anything but GET and HEAD. */
+  session?: TestSession;
   body?: unknown;
   /** Sent as-is instead of JSON.stringify(body). */
   rawBody?: string | Buffer;
@@ -28,6 +30,13 @@ export interface CallOptions {
   unchecked?: boolean;
   /** A 5xx is the expected answer (a database held busy on purpose); it is still contract-checked. */
   allow5xx?: boolean;
+}
+
+/** A signed-in session, as a browser holds it. */
+export interface TestSession {
+  id: string;
+  token: string;
+  csrfToken: string;
 }
 
 let emailCounter = 0;
@@ -83,6 +92,10 @@ export class TestApi {
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers['x-api-key'] = opts.key;
+    if (opts.session) {
+      headers.cookie ??= `sitehealth_session=${opts.session.token}`;
+      if (method !== 'GET' && method !== 'HEAD') headers['x-csrf-token'] ??= opts.session.csrfToken;
+    }
     let payload: string | Buffer | undefined;
     if (opts.rawBody !== undefined) payload = opts.rawBody;
     else if (opts.body !== undefined) {
@@ -115,6 +128,12 @@ export class TestApi {
   async key(userId: string, opts: { scopes?: readonly string[]; workspaceId?: string | null } = {}): Promise<{ id: string; apiKey: string }> {
     const k = await createApiKey(this.db, { userId, scopes: opts.scopes ?? ALL_SCOPES, workspaceId: opts.workspaceId ?? null });
     return { id: k.id, apiKey: k.apiKey };
+  }
+
+  /** A session for the user, as a sign-in starts one (the sign-in itself is tested in test/sign-in.test.ts). */
+  async session(userId: string): Promise<TestSession> {
+    const { token, session } = await startSession(this.db, { userId, method: 'password', client: { ip: '127.0.0.1', userAgent: 'sitehealth-tests' } });
+    return { id: session.id, token, csrfToken: csrfTokenFor(token) };
   }
 
   async revoke(keyId: string): Promise<void> {

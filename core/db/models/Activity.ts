@@ -10,7 +10,7 @@ export class Activity extends Model {
   declare workspace_id: string | null;
   declare kind: 'webhook' | 'billing' | 'security' | 'connection' | 'digest';
   declare action: string;
-  declare actor_type: 'user' | 'api_key' | 'system';
+  declare actor_type: 'user' | 'api_key' | 'session' | 'system';
   declare actor_id: string | null;
   declare actor_label: string | null;
   declare target_type: string | null;

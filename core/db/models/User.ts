@@ -8,4 +8,8 @@ export class User extends Model {
   /** Lower case. */
   declare email: string;
   declare created_at: number;
+  /** scrypt digest (core/access/passwords.ts); null: the user cannot sign in with a password. */
+  declare password_hash: string | null;
+  declare email_verified_at: number | null;
+  declare password_changed_at: number | null;
 }

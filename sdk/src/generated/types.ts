@@ -153,6 +153,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/email-verification/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an email address
+         * @description Verify the address with the token from the verification email (`email.verified`). A used,
+         *     expired or tampered token is `400 link_invalid` and changes nothing.
+         */
+        post: operations["EmailVerification_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/hooks/github/{connectionId}": {
         parameters: {
             query?: never;
@@ -247,6 +268,179 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the signed-in user
+         * @description The person signed in, the current session and its CSRF token. **Session only.**
+         */
+        get: operations["CurrentUser_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/email-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a verification email
+         * @description Mail a verification link (valid 24 hours, single use) to the user's address. Answers 202
+         *     whether or not the address is verified already. **Session only.**
+         */
+        post: operations["CurrentUser_sendVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change password
+         * @description Change the password (`password.changed`). The current password must be given (a wrong one is
+         *     `401 invalid_credentials` and counts as a failed sign-in). Every other session is signed out.
+         *     **Session only.**
+         */
+        put: operations["CurrentUser_changePassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/sign-out-others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out every other device
+         * @description Sign every other session of the user out (`session.revoked` for each). **Session only.**
+         */
+        post: operations["CurrentUser_signOutOthers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request a password reset
+         * @description Mail a reset link to the address if a user has it. Always `202`, so the answer never tells
+         *     whether an email is registered; at most one mail per address a minute.
+         */
+        post: operations["PasswordReset_request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/password-reset/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a password reset
+         * @description Set a new password with the token from the reset email (`password.reset`): every session of
+         *     the user is signed out, and the address counts as verified. A used, expired, superseded or
+         *     tampered token is `400 link_invalid` and changes nothing.
+         */
+        post: operations["PasswordReset_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List signed-in devices
+         * @description The caller's signed-in sessions (devices), newest first; ended ones are not listed. **Session only.**
+         */
+        get: operations["Sessions_list"];
+        put?: never;
+        /**
+         * Sign in
+         * @description Sign in with email and password; no API key. Sets the session cookie and answers the person
+         *     signed in with the session's CSRF token. A wrong password or an unregistered email is
+         *     `401 invalid_credentials` (the same answer); too many failures are `429 sign_in_throttled`.
+         */
+        post: operations["Sessions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign a device out
+         * @description Sign one session out (`session.revoked`). Revoking the current session signs out and clears
+         *     the cookie. Another user's session, or an ended one, is 404. **Session only.**
+         */
+        delete: operations["Sessions_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -811,14 +1005,16 @@ export interface components {
         /** @description Who did it. */
         ActivityActor: {
             /**
-             * @description `user`, `api_key` (a request made with a key) or `system` (the worker, or an operator at the CLI).
+             * @description `user`, `api_key` (a request made with a key), `session` (a request made by a person signed
+             *     in, or the sign-in itself: the device) or `system` (the worker, or an operator at the CLI).
              * @enum {string}
              */
-            type: "user" | "api_key" | "system";
-            /** @description The user's or the key's id; null for `system`. */
+            type: "user" | "api_key" | "session" | "system";
+            /** @description The user's, the key's or the session's id; null for `system`. */
             id: string | null;
             /**
              * @description A readable label: the key's name as the operator gave it (never any part of the key itself),
+             *     the user's email for a session,
              *     `admin CLI` for the operator, `sitehealth` for the worker; null when there is none.
              */
             label: string | null;
@@ -849,7 +1045,10 @@ export interface components {
              *     `invitation.sent`, `invitation.withdrawn`, `invitation.accepted`,
              *     `api_key.created`, `api_key.rotated`, `api_key.revoked`, `api_key.expired` (the first request
              *     with a key after it expired), `connection.created`, `connection.removed`, and
-             *     `connection.updated` when a token, signing token or webhook secret changed. `billing`:
+             *     `connection.updated` when a token, signing token or webhook secret changed; about a user's own
+             *     sign-in (target `user`, `workspace_id` null): `session.signed_in` (details: `method`,
+             *     `user_agent`, `ip`), `session.revoked`, `password.changed`, `password.reset`,
+             *     `password.set_by_operator`, `email.verified`, `sign_in.throttled`. `billing`:
              *     `workspace_limit.changed`, `workspace_limit.reached`. `webhook`:
              *     `webhook.delivery.succeeded`, `webhook.delivery.failed`, `webhook.paused`,
              *     `webhook.enabled`. `connection`: `connection.verified`, `connection.broken`, and
@@ -1582,6 +1781,10 @@ export interface components {
          * @enum {string}
          */
         DigestFrequency: "weekly" | "daily" | "none";
+        /** @description Verify an email address with the token from a verification email. */
+        EmailVerificationCompletion: {
+            token: components["schemas"]["emailLinkToken"];
+        };
         /**
          * @description The body of every webhook delivery: one event. `id` is the event's id (the same in every
          *     delivery attempt and redelivery); `data` has the shape of the event's type, below.
@@ -1796,6 +1999,11 @@ export interface components {
         InvitationAccept: {
             /** @description The token from the invitation email (`shinv_` and 43 characters). */
             token: string;
+            /**
+             * @description The password to sign in with, for a user who has none yet (one created by accepting, typically).
+             *     A user who has a password keeps it: sending one for them is `409 password_exists`.
+             */
+            password?: components["schemas"]["password"];
         };
         /** @description What accepting did. */
         InvitationAccepted: {
@@ -1806,6 +2014,8 @@ export interface components {
             role: components["schemas"]["Role"];
             /** @description True when the user was created by accepting. */
             userCreated: boolean;
+            /** @description True when accepting set the user's password: they can sign in with it now (`POST /v1/sessions`). */
+            passwordSet: boolean;
         };
         /**
          * @description Invite someone by email.
@@ -1878,6 +2088,40 @@ export interface components {
             api_key_id: components["schemas"]["uuid"] | null;
             /** Format: date-time */
             created_at: string;
+        };
+        /**
+         * @description The person signed in.
+         * @example {
+         *       "id": "0193a4e2-1111-7000-8000-000000000001",
+         *       "accountId": "0193a4e2-aaaa-7000-8000-000000000001",
+         *       "email": "dana@acme.example",
+         *       "emailVerified": true,
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "session": {
+         *         "id": "0193a4e2-3333-7000-8000-000000000001",
+         *         "current": true,
+         *         "method": "password",
+         *         "userAgent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0",
+         *         "ip": "203.0.113.7",
+         *         "createdAt": "2026-11-21T10:00:00.000Z",
+         *         "lastSeenAt": "2026-11-21T10:42:00.000Z",
+         *         "expiresAt": "2026-12-21T10:00:00.000Z"
+         *       },
+         *       "csrfToken": "Jx7bXq2m0cQm3q9c8a2Yw1Ztq5m1L0cJx7bXq2m0cQ"
+         *     }
+         */
+        Me: {
+            id: components["schemas"]["uuid"];
+            accountId: components["schemas"]["uuid"];
+            email: string;
+            /** @description True once the user followed a verification link, or accepted an invitation mailed to this address. */
+            emailVerified: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The session making this request. */
+            session: components["schemas"]["Session"];
+            /** @description The value every state-changing request of this session sends in `X-CSRF-Token`. */
+            csrfToken: string;
         };
         /**
          * @description A member of a workspace.
@@ -2026,6 +2270,20 @@ export interface components {
             } | null;
             scores: components["schemas"]["CategoryScores"] | null;
         };
+        /** @description Change the caller's password: the current one proves it is the user. */
+        PasswordChange: {
+            currentPassword: string;
+            newPassword: components["schemas"]["password"];
+        };
+        /** @description Set a new password with the token from a reset email. */
+        PasswordResetCompletion: {
+            token: components["schemas"]["emailLinkToken"];
+            password: components["schemas"]["password"];
+        };
+        /** @description Ask for a password reset link by email. */
+        PasswordResetRequest: {
+            email: components["schemas"]["emailAddress"];
+        };
         /**
          * @description An RFC 9457 problem document, sent as `application/problem+json` for every error.
          *     `code` is stable and meant for programs; `title` and `detail` are for people.
@@ -2059,7 +2317,7 @@ export interface components {
          *     page, `GET /problems/<code>` (the problem's `type`), says in words what it means and what to
          *     do next. Each value's `title` is the problem's `title`, and `x-status` its HTTP status.
          */
-        ProblemCode: string & ("validation_failed" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "workspace_limit" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "token_used" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable");
+        ProblemCode: string & ("validation_failed" | "link_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "token_used" | "password_exists" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "headers_too_large" | "internal_error" | "service_unavailable");
         /** @description A redirect hop: a URL that answered with a redirect, and its status. */
         RedirectHop: {
             url: string;
@@ -2258,10 +2516,71 @@ export interface components {
          */
         Scope: "deploys" | "search" | "workspaces" | "webhooks" | "keys";
         /**
+         * @description A signed-in session: one browser or device.
+         * @example {
+         *       "id": "0193a4e2-3333-7000-8000-000000000001",
+         *       "current": true,
+         *       "method": "password",
+         *       "userAgent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0",
+         *       "ip": "203.0.113.7",
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "lastSeenAt": "2026-11-21T10:42:00.000Z",
+         *       "expiresAt": "2026-12-21T10:00:00.000Z"
+         *     }
+         */
+        Session: {
+            id: components["schemas"]["uuid"];
+            /** @description True for the session that made this request. */
+            current: boolean;
+            method: components["schemas"]["SignInMethod"];
+            /** @description The `User-Agent` it signed in with (up to 512 characters), or null. */
+            userAgent: string | null;
+            /** @description The address it signed in from, or null. */
+            ip: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last made a request, to the minute (written at most once a minute).
+             */
+            lastSeenAt: string;
+            /**
+             * Format: date-time
+             * @description 30 days after sign-in, or 14 days after it was last seen, whichever comes first, it stops working.
+             */
+            expiresAt: string;
+        };
+        /** @description The signed-in sessions of the caller's user, newest first. */
+        SessionList: {
+            data: components["schemas"]["Session"][];
+        };
+        /** @description How many sessions were signed out. */
+        SessionsRevoked: {
+            /** Format: int32 */
+            revoked: number;
+        };
+        /**
          * @description How bad a finding is.
          * @enum {string}
          */
         Severity: "critical" | "high" | "medium" | "low";
+        /**
+         * @description How a session was signed in.
+         * @enum {string}
+         */
+        SignInMethod: "password" | "passkey" | "sso";
+        /**
+         * @description Sign in with email and password.
+         * @example {
+         *       "email": "dana@acme.example",
+         *       "password": "correct horse battery"
+         *     }
+         */
+        SignInRequest: {
+            email: components["schemas"]["emailAddress"];
+            /** @description Any length up to 200 is accepted here, so an old, shorter password still signs in. */
+            password: string;
+        };
         /** @description One SEO-relevant signal in a changed file. Only the signal's name is sent, never code. */
         Signal: {
             /** @description The signal. */
@@ -2282,6 +2601,12 @@ export interface components {
          * @enum {string}
          */
         SignalKind: "title" | "meta_description" | "meta_robots" | "x_robots_tag" | "canonical" | "hreflang" | "structured_data" | "heading" | "link" | "redirect" | "robots_rule" | "sitemap_entry" | "route" | "script" | "stylesheet" | "image" | "font" | "lazy_loading" | "status_code" | "dependency" | "env" | "other";
+        /** @description Signed in: the session cookie is set (`Set-Cookie`), and the CSRF token is here. */
+        SignedIn: {
+            /** @enum {string} */
+            status: "signed_in";
+            me: components["schemas"]["Me"];
+        };
         /**
          * @description A check of the website's home page and up to 20 key pages (top pages by search clicks over
          *     the last 28 days of imported search data, then the shallowest pages of the last crawl, then the
@@ -2823,6 +3148,8 @@ export interface components {
          * @example dana@acme.example
          */
         emailAddress: string;
+        /** @description A single-use token from an email link (verification or password reset). */
+        emailLinkToken: string;
         /** @description An environment name, as deploys carry it (1 to 32 characters). */
         environmentName: string;
         /**
@@ -2830,6 +3157,12 @@ export interface components {
          * @example https://github.example.com/api/v3
          */
         hostBaseUrl: string;
+        /**
+         * @description A password, 10 to 200 characters. Stored only as a memory-hard digest (scrypt, N=2^15, r=8,
+         *     p=1, a 16-byte salt per password); it is never logged or shown again.
+         * @example correct horse battery
+         */
+        password: string;
         /**
          * @description A repository path: `owner/name` on GitHub, `group/subgroup/project` on GitLab. Up to 255 characters.
          * @example acme/site
@@ -2931,7 +3264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2940,7 +3273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3064,7 +3397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3073,7 +3406,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3196,7 +3529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3205,7 +3538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3344,7 +3677,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3353,7 +3686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3472,7 +3805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3481,7 +3814,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3606,7 +3939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3615,7 +3948,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3646,7 +3979,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3772,7 +4105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3781,7 +4114,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3917,7 +4250,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3926,7 +4259,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3957,7 +4290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4074,7 +4407,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4083,7 +4416,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4130,6 +4463,101 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    EmailVerification_complete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailVerificationCompletion"];
+            };
+        };
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4506,7 +4934,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4620,7 +5048,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4629,7 +5057,1114 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    CurrentUser_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    CurrentUser_sendVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    CurrentUser_changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    CurrentUser_signOutOthers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionsRevoked"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PasswordReset_request: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PasswordReset_complete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordResetCompletion"];
+            };
+        };
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Sessions_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Sessions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignInRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful sign-in: the session cookie, and the person signed in. */
+            200: {
+                headers: {
+                    /**
+                     * @description `sitehealth_session=<token>; Path=/; HttpOnly; SameSite=Lax; Max-Age=2592000`, with `Secure`
+                     *     unless the service's public URL is a loopback address.
+                     */
+                    "set-cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sign_in_throttled`: too many failed sign-ins; nothing was checked. */
+            429: {
+                headers: {
+                    /** @description Seconds until the throttling window ends. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Sessions_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4759,7 +6294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4768,7 +6303,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4913,7 +6448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4922,7 +6457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5062,7 +6597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5071,7 +6606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5192,7 +6727,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5201,7 +6736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5331,7 +6866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5340,7 +6875,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5485,7 +7020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5494,7 +7029,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5634,7 +7169,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5643,7 +7178,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5769,7 +7304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5778,7 +7313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5921,7 +7456,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6043,7 +7578,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6139,7 +7674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6148,7 +7683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6284,7 +7819,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6293,7 +7828,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6324,7 +7859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6441,7 +7976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6450,7 +7985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6575,7 +8110,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6584,7 +8119,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6721,7 +8256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6730,7 +8265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6860,7 +8395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6869,7 +8404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6991,7 +8526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7000,7 +8535,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7135,7 +8670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7144,7 +8679,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7175,7 +8710,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7287,7 +8822,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7296,7 +8831,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7327,7 +8862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7424,7 +8959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7433,7 +8968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7569,7 +9104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7587,7 +9122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7618,7 +9153,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7735,7 +9270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7744,7 +9279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7869,7 +9404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7878,7 +9413,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8015,7 +9550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8024,7 +9559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8145,7 +9680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8154,7 +9689,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8292,7 +9827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8301,7 +9836,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8332,7 +9867,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8463,7 +9998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8472,7 +10007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8619,7 +10154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8628,7 +10163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8749,7 +10284,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8758,7 +10293,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8883,7 +10418,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8892,7 +10427,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8923,7 +10458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9039,7 +10574,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9048,7 +10583,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9169,7 +10704,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9178,7 +10713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9304,7 +10839,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9313,7 +10848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9344,7 +10879,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9460,7 +10995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9469,7 +11004,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9500,7 +11035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9599,7 +11134,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9608,7 +11143,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9733,7 +11268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9742,7 +11277,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9885,7 +11420,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: the `X-API-Key` header is missing, malformed, unknown or revoked (the body is identical in every case); `key_expired`: the key is past its `expiresAt`. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9894,7 +11429,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). */
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -109,6 +109,18 @@ export async function unwrapDeleted(call: Promise<{ error?: unknown; response: R
   return withResponse({ id, deleted: true as const }, result.response);
 }
 
+/** What an operation without a body answers (202, 204): its status. */
+export interface Done {
+  status: number;
+}
+
+/** `unwrap` for an answer without a body (202 or 204). */
+export async function unwrapDone(call: Promise<{ error?: unknown; response: Response }>): Promise<WithResponse<Done>> {
+  const result = await call;
+  if ('error' in result || !result.response.ok) throw errorFromResponse(result.response, result.error);
+  return withResponse({ status: result.response.status }, result.response);
+}
+
 /** A page of any list: every list pages the same way (`meta.next_cursor`, passed back as `cursor`). */
 export interface Page<Row> {
   data: Row[];
