@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../core/platform/index.ts';
 import { createDb, Workspace, type Db } from '../core/db/index.ts';
-import { queueDueDigests } from '../core/digests/index.ts';
+import { queueDueDigests, STALE_SEND_MS } from '../core/digests/index.ts';
 import { importSearchData } from '../core/search-data/index.ts';
 import type { Runner } from '../worker/runner.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
@@ -387,6 +387,24 @@ for (const engine of engines()) {
       assert.deepEqual(mine(), [users.owner.email, users.never.email].sort());
       const rows = await api.db('digests').where({ workspace_id: w });
       assert.deepEqual(rows.map((r) => r.state), ['sent', 'sent']);
+
+      // A worker took the owner's next digest and died before recording it: the job does not finish
+      // while that row is held, and once it is stale a retry sends it, once.
+      await api.call('POST', '/v1/deploys', { key: owner.apiKey, body: { workspaceId: w, commitSha: 'abcdef2', environment: 'staging', deployedAt: '2027-12-08T12:00:00Z' } });
+      const held = crypto.randomUUID();
+      await api.db('digests').insert({ id: held, workspace_id: w, user_id: owner.userId, frequency: 'weekly', period_start: at('2027-12-06T09:00:00Z'), period_end: at('2027-12-13T09:00:00Z'), state: 'sending', attempt_at: Date.now(), created_at: Date.now() });
+      const next = at('2027-12-13T09:10:00Z');
+      await tick(next);
+      assert.deepEqual(mine(), [users.owner.email, users.never.email, users.never.email].sort());
+      const waiting = await api.db('jobs').where({ kind: 'digest', workspace_id: w, state: 'queued' }).first();
+      assert.match(waiting?.last_error ?? '', /being sent by another worker/);
+      await api.db('digests').where({ id: held }).update({ attempt_at: Date.now() - STALE_SEND_MS - 1000 });
+      await api.db('jobs').where({ id: waiting.id }).update({ run_at: Date.now() });
+      await tick(next + HOUR);
+      await tick(next + 2 * HOUR);
+      assert.deepEqual(mine(), [users.owner.email, users.owner.email, users.never.email, users.never.email].sort());
+      assert.equal((await api.db('digests').where({ id: held }).first()).state, 'sent');
+      assert.equal((await api.db('jobs').where({ id: waiting.id }).first()).state, 'done');
     });
   });
 }

@@ -5,6 +5,6 @@ export { notificationSettings, setDigest, digestRecipients, DEFAULT_DIGEST, type
 export { queueDueDigests, digestPeriod, DIGEST_TIME, type QueuedDigest, type DigestSchedule } from './schedule.ts';
 export { buildReport, isEmptyReport, periodDays, type Report } from './report.ts';
 export { reportText, reportHtml, escapeHtml, localTime, reportTitle } from './render.ts';
-export { sendDigests, digestMail, STALE_SEND_MS, type DigestRun } from './send.ts';
+export { sendDigests, digestMail, DigestsInFlight, STALE_SEND_MS, type DigestRun } from './send.ts';
 export { unsubscribe, previewUnsubscribe, newUnsubscribeToken, hashUnsubscribeToken } from './unsubscribe.ts';
 export { digestRetention } from './retention.ts';

@@ -13,9 +13,18 @@ import { newUnsubscribeToken } from './unsubscribe.ts';
 
 /**
  * A row another worker took to send and never finished (it died between taking it and recording
- * the result) may be taken again after this long: past the job's own timeout (core/jobs/kinds.ts).
+ * the result) may be taken again after this long: past the job's own timeout (core/jobs/kinds.ts),
+ * so a live worker's send is never taken from it, and within the job's retries (about 35 minutes).
  */
-export const STALE_SEND_MS = 15 * 60_000;
+export const STALE_SEND_MS = 11 * 60_000;
+
+/** Members whose digest another worker is sending: the job is retried until it is sent or stale. */
+export class DigestsInFlight extends Error {
+  constructor(n: number) {
+    super(`${n} digest(s) of this slot are being sent by another worker (or one that died); retrying`);
+    this.name = 'DigestsInFlight';
+  }
+}
 
 export interface DigestRun {
   sent: number;
@@ -43,10 +52,12 @@ export function digestMail(r: Report, o: { frequency: DigestSchedule; to: string
 /**
  * Sends a workspace's `frequency` digests due at `slotAt` to the members who want them. A member
  * whose digest was sent or skipped already is passed over; a failed send puts the member's row
- * back and throws, so the job's retry sends it (and only it) again.
+ * back and throws, so the job's retry sends it (and only it) again; a row another worker holds
+ * makes the job throw at the end (DigestsInFlight), to look again later.
  */
 export async function sendDigests(db: Db, mail: Mailer, o: { publicUrl: string }, job: { workspaceId: string; frequency: DigestSchedule; slotAt: number }): Promise<DigestRun> {
   const out: DigestRun = { sent: 0, skipped: 0 };
+  let inFlight = 0;
   const ws = await Workspace.query(db).findById(job.workspaceId).select('id', 'name', 'timezone');
   if (!ws) return out; // deleted since
   const period = digestPeriod(job.frequency, ws.timezone, job.slotAt);
@@ -70,7 +81,11 @@ export async function sendDigests(db: Db, mail: Mailer, o: { publicUrl: string }
         RETURNING id`,
       [now, ws.id, r.userId, job.frequency, period.to, now - STALE_SEND_MS],
     );
-    if (!row) continue;
+    if (!row) {
+      const [held] = await runSql<{ state: string }>(db, 'SELECT state FROM digests WHERE workspace_id = ? AND user_id = ? AND frequency = ? AND period_end = ?', [ws.id, r.userId, job.frequency, period.to]);
+      if (held?.state === 'sending') inFlight++;
+      continue;
+    }
     report ??= await buildReport(db, ws, period.from, period.to, o.publicUrl);
     if (isEmptyReport(report)) {
       await runSql(db, `UPDATE digests SET state = 'skipped' WHERE id = ?`, [row.id]);
@@ -97,5 +112,8 @@ export async function sendDigests(db: Db, mail: Mailer, o: { publicUrl: string }
     await digestEvent(db, 'digest.sent', { workspaceId: ws.id, userId: r.userId, actor: SYSTEM_ACTOR, details: { digest_id: row.id, frequency: job.frequency, from: report.from, to: report.to } });
     out.sent++;
   }
+  // A worker that died mid-send left its member's row taken: this job is not done until that
+  // digest is sent (or the row is stale and this job's retry takes it).
+  if (inFlight > 0) throw new DigestsInFlight(inFlight);
   return out;
 }

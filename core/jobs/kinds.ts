@@ -54,8 +54,10 @@ export const jobKinds = {
   // the queue's attempts cover a worker that died, and the last one records the deploy without changes.
   repository_deploy: { maxAttempts: 3, backoffBaseMs: 5_000, backoffMaxMs: 2 * MINUTE, timeoutMs: 10 * MINUTE },
   commit_status: { maxAttempts: 5, backoffBaseMs: 10_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 2 * MINUTE },
-  // A failed send puts its member back (core/digests/send.ts): a retry sends only the members not sent yet.
-  digest: { maxAttempts: 5, backoffBaseMs: 30_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 10 * MINUTE },
+  // A failed send puts its member back (core/digests/send.ts): a retry sends only the members not
+  // sent yet. 8 attempts span about 35 minutes: past STALE_SEND_MS, so a member whose send a dead
+  // worker held is taken again by a retry.
+  digest: { maxAttempts: 8, backoffBaseMs: 30_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 10 * MINUTE },
 } as const satisfies { [K in JobKind]: RetryPolicy };
 
 export const JOB_KINDS = Object.keys(jobKinds) as JobKind[];
