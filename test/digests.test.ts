@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../core/platform/index.ts';
+import { loadConfig, redactSecrets } from '../core/platform/index.ts';
 import { createDb, Workspace, type Db } from '../core/db/index.ts';
 import { queueDueDigests, STALE_SEND_MS } from '../core/digests/index.ts';
 import { importSearchData } from '../core/search-data/index.ts';
@@ -213,6 +213,8 @@ for (const engine of engines()) {
       const linkOf = (m: (typeof smtp.received)[number]) => /(https?:\/\/\S+\/v1\/unsubscribe\?token=\S+)/.exec(m.mail.text!)![1];
       const [first, second] = digestOf('owner', 'ny', 'weekly').map(linkOf);
       const token = new URL(first).searchParams.get('token')!;
+      // A log line never carries it, as typed or as a URL carries it.
+      assert.equal(redactSecrets(`GET /v1/unsubscribe?token=${token} and ${encodeURIComponent(token)}`), 'GET /v1/unsubscribe?token=shu_[REDACTED] and shu_[REDACTED]');
       const post = (t: string, o: { body?: string; type?: string; accept?: string } = {}) =>
         api.call('POST', '/v1/unsubscribe', { query: { token: t }, rawBody: o.body ?? 'List-Unsubscribe=One-Click', headers: { 'content-type': o.type ?? 'application/x-www-form-urlencoded', ...(o.accept ? { accept: o.accept } : {}) } });
 
