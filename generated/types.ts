@@ -986,8 +986,9 @@ export interface paths {
         /**
          * Get a report
          * @description The report of a period of whole days in the workspace's time zone, `from` through `to`
-         *     (inclusive, at most 366 days, `from` not after `to`). As JSON by default; with
-         *     `Accept: text/html` the same content as a printable HTML page. **Scope:** `search`.
+         *     (inclusive, at most 366 days, `from` not after `to`, both between 1900-01-01 and 9999-12-30).
+         *     As JSON by default; with `Accept: text/html` the same content as a printable HTML page.
+         *     **Scope:** `search`.
          */
         get: operations["Reports_get"];
         put?: never;

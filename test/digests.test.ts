@@ -295,6 +295,8 @@ for (const engine of engines()) {
         [{ from: '2026-01-01', to: '2027-03-08' }, '/to'],
         [{ from: '2027-02-30', to: '2027-03-08' }, '/from'],
         [{ from: '2027-03-01' }, '/to'],
+        [{ from: '0001-01-01', to: '0001-01-05' }, '/from'],
+        [{ from: '9999-12-25', to: '9999-12-31' }, '/to'],
       ] as const) {
         const bad = await api.call('GET', `/v1/workspaces/${ws.ny}/report`, { key: owner.apiKey, query: q });
         assert.equal(bad.status, 400, JSON.stringify(q));

@@ -7,6 +7,8 @@ import type { Handler } from '../handler-types.ts';
 
 const DAY = 86_400_000;
 const MAX_REPORT_DAYS = 366;
+const FIRST_DAY = '1900-01-01';
+const LAST_DAY = '9999-12-30';
 
 /** HTML pages carry no script and load nothing: the only thing they do is the unsubscribe form. */
 const PAGE_HEADERS = { 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'" };
@@ -24,6 +26,10 @@ export const updateNotifications: Handler<'Notifications_update'> = async ({ db,
 
 export const report: Handler<'Reports_get'> = async ({ db, access, query, path, config, accepts }) => {
   const { workspace } = await access.workspace(path.id);
+  for (const name of ['from', 'to'] as const) {
+    // Instants of the period must be ISO 8601 timestamps in any zone: four-digit years only.
+    if (query[name] < FIRST_DAY || query[name] > LAST_DAY) throw new ValidationFailed(`\`${name}\` must be between ${FIRST_DAY} and ${LAST_DAY}.`, [{ in: 'query', path: `/${name}`, message: `must be between ${FIRST_DAY} and ${LAST_DAY}` }]);
+  }
   const first = Date.parse(`${query.from}T00:00:00Z`);
   const last = Date.parse(`${query.to}T00:00:00Z`);
   if (last < first) throw new ValidationFailed('`to` is before `from`.', [{ in: 'query', path: '/to', message: 'must not be before from' }]);
