@@ -45,4 +45,6 @@ export async function up(db: Knex): Promise<void> {
 export async function down(db: Knex): Promise<void> {
   await db.schema.dropTable('digests');
   await db.schema.dropTable('digest_preferences');
+  await db('monitor_slots').where('kind', 'like', 'digest.%').delete();
+  if (isPostgres(db)) await db.raw('ALTER TABLE monitor_slots ALTER COLUMN kind TYPE varchar(8)');
 }
