@@ -8,14 +8,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig, redactSecrets } from '../core/platform/index.ts';
+import { loadConfig, redactSecrets, type Config } from '../core/platform/index.ts';
 import { createDb, Workspace, type Db } from '../core/db/index.ts';
 import { queueDueDigests, STALE_SEND_MS } from '../core/digests/index.ts';
 import { importSearchData } from '../core/search-data/index.ts';
 import type { Runner } from '../worker/runner.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
-import { testRunner } from './support/jobs.ts';
+import { testRunner, waitFor } from './support/jobs.ts';
 import { startSmtp } from './support/smtp.ts';
 
 after(dropCreatedDatabases);
@@ -69,6 +69,7 @@ for (const engine of engines()) {
     let owner: Awaited<ReturnType<TestApi['owner']>>;
     let pools: Db[];
     let runners: Runner[];
+    let config: Config;
     const ws: Record<string, string> = {};
     const users: Record<string, { userId: string; apiKey: string; email: string }> = {};
 
@@ -81,7 +82,7 @@ for (const engine of engines()) {
       smtp = await startSmtp(undefined, (address) => refused.has(address));
       api = await TestApi.start(engine);
       owner = await api.owner();
-      const config = loadConfig({ ...process.env, SMTP_URL: smtp.url, PUBLIC_URL: api.url, MAIL_FROM: 'sitehealth <digests@sitehealth.example>' });
+      config = loadConfig({ ...process.env, SMTP_URL: smtp.url, PUBLIC_URL: api.url, MAIL_FROM: 'sitehealth <digests@sitehealth.example>' });
       // Two workers: two connection pools on one database, each with its own runner.
       pools = [createDb(api.dbUrl), createDb(api.dbUrl)];
       runners = pools.map((db) => testRunner(db, { config }));
@@ -366,6 +367,24 @@ for (const engine of engines()) {
       const html = (await api.call('GET', `/v1/workspaces/${w}/report`, { key: owner.apiKey, query: { from: '2026-10-05', to: '2026-10-11' }, headers: { accept: 'text/html' } })).text;
       assert.match(html, /noindex_added on https:\/\/www\.example\.com\/pricing \(was caused by src\/pages\/pricing\.tsx\)/);
       assert.match(html, /28 clicks, 42 fewer than the period before \(70\)/);
+    });
+
+    it('a worker\'s own schedule tick queues the digests due and sends them', async () => {
+      const res = await api.call('POST', '/v1/workspaces', { key: owner.apiKey, body: { name: `Ticked ${crypto.randomUUID()}`, website: 'https://www.example.com', timezone: 'Asia/Tokyo', check_schedule: 'off', crawl_schedule: 'off' } });
+      const w = res.body.data.id;
+      await api.call('POST', '/v1/deploys', { key: owner.apiKey, body: { workspaceId: w, commitSha: 'abcdef3', environment: 'staging', deployedAt: '2027-12-22T03:00:00Z' } });
+      await Workspace.query(api.db).findById(w).patch({ created_at: at('2027-12-19T00:00:00Z') });
+      // Monday 27 December 2027, 09:05 in Tokyo (00:05 UTC).
+      const runner = testRunner(pools[0], { config, now: () => at('2027-12-27T00:05:00Z'), scheduleTickMs: 60_000, pollMs: 50 });
+      await runner.start();
+      try {
+        await waitFor('the digest', async () => smtp.received.find((m) => m.mail.subject?.includes(res.body.data.name)));
+      } finally {
+        await runner.stop(1000);
+      }
+      const got = smtp.received.filter((m) => m.mail.subject?.includes(res.body.data.name));
+      assert.equal(got.length, 1);
+      assert.match(got[0].mail.subject!, /^Weekly digest: Ticked .*, Mon, 20 Dec 2027, 09:00 to Mon, 27 Dec 2027, 09:00$/);
     });
 
     it('a refused send is retried for that member alone; a restarted worker sends nobody twice', async () => {
