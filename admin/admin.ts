@@ -11,6 +11,7 @@ import bootstrap from './commands/bootstrap.ts';
 import usersCreate from './commands/users-create.ts';
 import usersList from './commands/users-list.ts';
 import usersSetPassword from './commands/users-set-password.ts';
+import usersResetTwoStep from './commands/users-reset-two-step.ts';
 import membersAdd from './commands/members-add.ts';
 import membersRemove from './commands/members-remove.ts';
 import keysCreate from './commands/keys-create.ts';
@@ -29,6 +30,7 @@ const COMMANDS: RegisteredCommand[] = [
   registerCommand(usersCreate),
   registerCommand(usersList),
   registerCommand(usersSetPassword),
+  registerCommand(usersResetTwoStep),
   registerCommand(membersAdd),
   registerCommand(membersRemove),
   registerCommand(keysCreate),

@@ -356,6 +356,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/two-step": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start two-step setup
+         * @description Start setting up two-step verification: a new TOTP secret, shown once, that takes effect when
+         *     `POST /v1/me/two-step/confirm` confirms it with a code. Starting again replaces an unconfirmed
+         *     secret; with two-step on already, `409 two_step_enabled`. Needs `SECRETS_KEY` (the secret is
+         *     sealed at rest): without it, `503 secrets_unconfigured`. **Session only.**
+         */
+        post: operations["CurrentUser_startTwoStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/two-step/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm two-step setup
+         * @description Turn two-step verification on with a code from the app (`two_step.enabled`); answers ten
+         *     recovery codes, shown only here. A wrong code is `401 invalid_two_step_code`; without a setup
+         *     in progress, `409 two_step_not_started`. **Session only.**
+         */
+        post: operations["CurrentUser_confirmTwoStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/two-step/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-step off
+         * @description Turn two-step verification off (`two_step.disabled`), with the password again (a wrong one is
+         *     `401 invalid_credentials` and counts as a failed sign-in). The recovery codes stop working.
+         *     **Session only.**
+         */
+        post: operations["CurrentUser_disableTwoStep"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/two-step/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Regenerate recovery codes
+         * @description Ten new recovery codes, shown only here; the old ones stop working
+         *     (`recovery_codes.regenerated`). Needs the password again and two-step on
+         *     (`409 two_step_not_started` otherwise). **Session only.**
+         */
+        post: operations["CurrentUser_regenerateRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/password-reset": {
         parameters: {
             query?: never;
@@ -415,8 +504,10 @@ export interface paths {
         /**
          * Sign in
          * @description Sign in with email and password; no API key. Sets the session cookie and answers the person
-         *     signed in with the session's CSRF token. A wrong password or an unregistered email is
-         *     `401 invalid_credentials` (the same answer); too many failures are `429 sign_in_throttled`.
+         *     signed in with the session's CSRF token; for an account with two-step verification, answers
+         *     `two_step_required` with a challenge instead (see `POST /v1/two-step-sign-in`). A wrong
+         *     password or an unregistered email is `401 invalid_credentials` (the same answer); too many
+         *     failures are `429 sign_in_throttled`.
          */
         post: operations["Sessions_create"];
         delete?: never;
@@ -576,6 +667,30 @@ export interface paths {
         get: operations["SiteCrawls_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/two-step-sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a two-step sign-in
+         * @description Finish a sign-in with the challenge and a TOTP code or a recovery code: sets the session
+         *     cookie, as `POST /v1/sessions` does. A code works once (the same code again, even within its
+         *     30 seconds, is refused); a recovery code works once (`recovery_code.used`). A wrong code is
+         *     `401 invalid_two_step_code` and counts as a failed sign-in; after 5 the challenge ends. An
+         *     unknown, used or expired challenge is `401 two_step_expired`: sign in with the password again.
+         */
+        post: operations["TwoStepSignIn_complete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1049,7 +1164,9 @@ export interface components {
              *     `connection.updated` when a token, signing token or webhook secret changed; about a user's own
              *     sign-in (target `user`, `workspace_id` null): `session.signed_in` (details: `method`,
              *     `user_agent`, `ip`), `session.revoked`, `password.changed`, `password.reset`,
-             *     `password.set_by_operator`, `email.verified`, `sign_in.throttled`. `billing`:
+             *     `password.set_by_operator`, `email.verified`, `sign_in.throttled`, `two_step.enabled`,
+             *     `two_step.disabled`, `two_step.reset_by_operator`, `recovery_code.used`,
+             *     `recovery_codes.regenerated`. `billing`:
              *     `workspace_limit.changed`, `workspace_limit.reached`. `webhook`:
              *     `webhook.delivery.succeeded`, `webhook.delivery.failed`, `webhook.paused`,
              *     `webhook.enabled`. `connection`: `connection.verified`, `connection.broken`, and
@@ -2098,6 +2215,11 @@ export interface components {
          *       "email": "dana@acme.example",
          *       "emailVerified": true,
          *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "twoStep": {
+         *         "enabled": true,
+         *         "enabledAt": "2026-11-21T10:05:00.000Z",
+         *         "recoveryCodesLeft": 10
+         *       },
          *       "session": {
          *         "id": "0193a4e2-3333-7000-8000-000000000001",
          *         "current": true,
@@ -2119,6 +2241,8 @@ export interface components {
             emailVerified: boolean;
             /** Format: date-time */
             createdAt: string;
+            /** @description Two-step verification of the account. */
+            twoStep: components["schemas"]["TwoStepStatus"];
             /** @description The session making this request. */
             session: components["schemas"]["Session"];
             /** @description The value every state-changing request of this session sends in `X-CSRF-Token`. */
@@ -2276,6 +2400,10 @@ export interface components {
             currentPassword: string;
             newPassword: components["schemas"]["password"];
         };
+        /** @description The account's password, asked again before a change to two-step verification. */
+        PasswordConfirmation: {
+            password: string;
+        };
         /** @description Set a new password with the token from a reset email. */
         PasswordResetCompletion: {
             token: components["schemas"]["emailLinkToken"];
@@ -2318,7 +2446,11 @@ export interface components {
          *     page, `GET /problems/<code>` (the problem's `type`), says in words what it means and what to
          *     do next. Each value's `title` is the problem's `title`, and `x-status` its HTTP status.
          */
-        ProblemCode: string & ("validation_failed" | "link_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "token_used" | "password_exists" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "headers_too_large" | "internal_error" | "service_unavailable");
+        ProblemCode: string & ("validation_failed" | "link_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "invalid_two_step_code" | "two_step_expired" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "token_used" | "password_exists" | "two_step_enabled" | "two_step_not_started" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "headers_too_large" | "internal_error" | "service_unavailable");
+        /** @description Ten single-use recovery codes, shown only here: each signs in once in place of a TOTP code. */
+        RecoveryCodes: {
+            recoveryCodes: string[];
+        };
         /** @description A redirect hop: a URL that answered with a redirect, and its status. */
         RedirectHop: {
             url: string;
@@ -2842,6 +2974,62 @@ export interface components {
             /** @description The new findings, with likely causes among the deploy's changes. */
             findings: components["schemas"]["DeployCrawlFinding"][];
         };
+        /** @description Confirm the setup with a code the app shows. */
+        TwoStepConfirm: {
+            code: string;
+        };
+        /**
+         * @description A second factor the sign-in may continue with.
+         * @enum {string}
+         */
+        TwoStepMethod: "totp" | "recovery_code";
+        /**
+         * @description The password was right and the account has two-step verification: no session yet. Send
+         *     `challenge` with a code to `POST /v1/two-step-sign-in` within 5 minutes.
+         */
+        TwoStepRequired: {
+            /** @enum {string} */
+            status: "two_step_required";
+            /** @description Single use; 5 wrong codes end it (sign in with the password again). */
+            challenge: string;
+            /** Format: date-time */
+            expiresAt: string;
+            methods: components["schemas"]["TwoStepMethod"][];
+        };
+        /**
+         * @description A TOTP secret to add to an authenticator app (scan `otpauthUrl` as a QR code, or type
+         *     `secret`): SHA-1, 6 digits, 30 seconds. Shown once; it takes effect when a code confirms it.
+         */
+        TwoStepSetup: {
+            /** @description Base32. */
+            secret: string;
+            otpauthUrl: string;
+        };
+        /**
+         * @description The second step of a sign-in: exactly one of `code` and `recoveryCode`.
+         * @example {
+         *       "challenge": "sh2s_Jx7bXq2m0cQm3q9c8a2Yw1Ztq5m1L0cJx7bXq2m0cQ",
+         *       "code": "492039"
+         *     }
+         */
+        TwoStepSignInRequest: {
+            challenge: string;
+            /** @description The current 6-digit code of the authenticator app. */
+            code?: string;
+            /** @description A recovery code (`XXXX-XXXX-XXXX`; dashes, spaces and case are ignored). */
+            recoveryCode?: string;
+        };
+        /** @description Two-step verification of the person signed in. */
+        TwoStepStatus: {
+            enabled: boolean;
+            /** @description When it was turned on, or null. */
+            enabledAt: string | null;
+            /**
+             * Format: int32
+             * @description Recovery codes not used yet (0 while off).
+             */
+            recoveryCodesLeft: number;
+        };
         /** @description What unsubscribing did. */
         Unsubscribed: {
             workspaceId: components["schemas"]["uuid"];
@@ -3265,7 +3453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3398,7 +3586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3530,7 +3718,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3678,7 +3866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3806,7 +3994,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3940,7 +4128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3980,7 +4168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4106,7 +4294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4251,7 +4439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4291,7 +4479,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4408,7 +4596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4935,7 +5123,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5049,7 +5237,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5177,7 +5365,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5303,7 +5491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5433,7 +5621,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5579,7 +5767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5612,6 +5800,618 @@ export interface operations {
             };
             /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    CurrentUser_startTwoStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TwoStepSetup"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    CurrentUser_confirmTwoStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TwoStepConfirm"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    CurrentUser_disableTwoStep: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordConfirmation"];
+            };
+        };
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    CurrentUser_regenerateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordConfirmation"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodes"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5897,7 +6697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6006,18 +6806,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A successful sign-in: the session cookie, and the person signed in. */
+            /** @description The first step of a sign-in: signed in (with the cookie), or a second step to take (no cookie yet). */
             200: {
                 headers: {
-                    /**
-                     * @description `sitehealth_session=<token>; Path=/; HttpOnly; SameSite=Lax; Max-Age=2592000`, with `Secure`
-                     *     unless the service's public URL is a loopback address.
-                     */
-                    "set-cookie": string;
+                    /** @description Set when `status` is `signed_in`: the session cookie, as `SignedInResponse` describes. */
+                    "set-cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SignedIn"];
+                    "application/json": components["schemas"]["SignedIn"] | components["schemas"]["TwoStepRequired"];
                 };
             };
             /**
@@ -6034,7 +6831,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6156,7 +6953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6295,7 +7092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6449,7 +7246,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6598,7 +7395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6728,7 +7525,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6867,7 +7664,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7021,7 +7818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7170,7 +7967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7305,7 +8102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7361,6 +8158,137 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
                     "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    TwoStepSignIn_complete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TwoStepSignInRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful sign-in: the session cookie, and the person signed in. */
+            200: {
+                headers: {
+                    /**
+                     * @description `sitehealth_session=<token>; Path=/; HttpOnly; SameSite=Lax; Max-Age=2592000`, with `Secure`
+                     *     unless the service's public URL is a loopback address.
+                     */
+                    "set-cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed).
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sign_in_throttled`: too many failed sign-ins; nothing was checked. */
+            429: {
+                headers: {
+                    /** @description Seconds until the throttling window ends. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7457,7 +8385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7579,7 +8507,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7675,7 +8603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7820,7 +8748,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7860,7 +8788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7977,7 +8905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8111,7 +9039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8257,7 +9185,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8396,7 +9324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8527,7 +9455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8671,7 +9599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8711,7 +9639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8823,7 +9751,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8863,7 +9791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8960,7 +9888,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9105,7 +10033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9154,7 +10082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9271,7 +10199,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9405,7 +10333,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9551,7 +10479,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9681,7 +10609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9828,7 +10756,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9868,7 +10796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9999,7 +10927,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10155,7 +11083,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10285,7 +11213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10419,7 +11347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10459,7 +11387,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10575,7 +11503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10705,7 +11633,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10840,7 +11768,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10880,7 +11808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10996,7 +11924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11036,7 +11964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11135,7 +12063,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11269,7 +12197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11421,7 +12349,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;

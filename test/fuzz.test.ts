@@ -184,6 +184,8 @@ function validValue(n: Norm, ctx: Ctx): Json {
       'DE',
       `whsec_${crypto.randomBytes(32).toString('base64')}`,
       'someone@example.com',
+      // A TOTP code (TwoStepConfirm.code).
+      '123456',
       // Unions of enums (DeliveryEvent) normalise to an untyped schema: offer a member.
       'deploy.recorded',
       // Unions of string formats (a date or a date-time) normalise to a bare string: offer both.

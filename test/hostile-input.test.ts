@@ -181,6 +181,33 @@ for (const engine of engines()) {
         body: { token: 'shrst_not-a-real-token', password: 'a new password here' },
         readBack: async () => null,
       }),
+      TwoStepSignIn_complete: () => ({
+        method: 'POST',
+        path: '/v1/two-step-sign-in',
+        body: { challenge: 'sh2s_not-a-real-challenge', recoveryCode: 'ABCD-EFGH-JKLM' },
+        readBack: async () => null,
+      }),
+      CurrentUser_confirmTwoStep: () => ({
+        method: 'POST',
+        path: '/v1/me/two-step/confirm',
+        body: { code: '123456' },
+        readBack: async () => null,
+        session,
+      }),
+      CurrentUser_disableTwoStep: () => ({
+        method: 'POST',
+        path: '/v1/me/two-step/disable',
+        body: { password: 'not the password' },
+        readBack: async () => null,
+        session,
+      }),
+      CurrentUser_regenerateRecoveryCodes: () => ({
+        method: 'POST',
+        path: '/v1/me/two-step/recovery-codes',
+        body: { password: 'not the password' },
+        readBack: async () => null,
+        session,
+      }),
       EmailVerification_complete: () => ({
         method: 'POST',
         path: '/v1/email-verification/complete',

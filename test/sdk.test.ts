@@ -528,6 +528,10 @@ describe('sdk typed errors', () => {
     ['csrf_failed', 403, PermissionError],
     ['link_invalid', 400, ValidationError],
     ['sign_in_throttled', 429, RateLimitError],
+    ['invalid_two_step_code', 401, AuthenticationError],
+    ['two_step_expired', 401, AuthenticationError],
+    ['two_step_enabled', 409, ConflictError],
+    ['two_step_not_started', 409, ConflictError],
   ];
 
   it('lists every problem code', async () => {
@@ -690,6 +694,11 @@ describe('sdk coverage of the API document', () => {
     PasswordReset_request: (c) => c.passwordReset.request('dana@acme.example'),
     PasswordReset_complete: (c) => c.passwordReset.complete('shrst_token', 'a new password'),
     EmailVerification_complete: (c) => c.emailVerification.complete('shver_token'),
+    TwoStepSignIn_complete: (c) => c.twoStepSignIn.complete({ challenge: 'sh2s_x', code: '123456' }),
+    CurrentUser_startTwoStep: (c) => c.currentUser.startTwoStep(),
+    CurrentUser_confirmTwoStep: (c) => c.currentUser.confirmTwoStep('123456'),
+    CurrentUser_disableTwoStep: (c) => c.currentUser.disableTwoStep('the password'),
+    CurrentUser_regenerateRecoveryCodes: (c) => c.currentUser.regenerateRecoveryCodes('the password'),
   };
 
   it('has a resource method for every operationId, and each sends that operation', async () => {

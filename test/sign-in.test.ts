@@ -6,6 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi, uniqueEmail } from './support/api.ts';
 import { startSmtp } from './support/smtp.ts';
+import crypto from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
 import { main as admin } from '../admin/admin.ts';
 
 after(dropCreatedDatabases);
@@ -20,7 +22,7 @@ for (const engine of engines()) {
 
     before(async () => {
       smtp = await startSmtp();
-      api = await TestApi.start(engine, { env: { SMTP_URL: smtp.url, PUBLIC_URL: 'https://sitehealth.example' } });
+      api = await TestApi.start(engine, { env: { SMTP_URL: smtp.url, PUBLIC_URL: 'https://sitehealth.example', SECRETS_KEY: crypto.randomBytes(32).toString('base64') } });
       o = await api.owner();
     });
     after(async () => {
@@ -126,6 +128,18 @@ for (const engine of engines()) {
       assert.ok(!JSON.stringify(rows).includes(browser.token) && !JSON.stringify(rows).includes(PASSWORD));
     });
 
+    it("a removed member's session loses the workspace on its very next request", async () => {
+      const p = await invitee('admin');
+      const browser = await signIn(p.email);
+      assert.equal((await browser.call('GET', `/v1/workspaces/${o.workspaceId}`)).status, 200);
+      const removed = await api.call('DELETE', `/v1/workspaces/${o.workspaceId}/members/${p.userId}`, { key: o.apiKey });
+      assert.equal(removed.status, 204, removed.text);
+      const hidden = await browser.call('GET', `/v1/workspaces/${o.workspaceId}`);
+      assert.equal(hidden.status, 404);
+      assert.equal((await browser.call('PUT', `/v1/workspaces/${o.workspaceId}`, { body: { name: 'hijacked' } })).status, 404);
+      assert.equal((await browser.call('GET', '/v1/me')).status, 200, 'the person is still signed in');
+    });
+
     it('a wrong password and an unknown email get the same answer; failures are throttled per email, then audited', async () => {
       const p = await invitee('viewer');
       const wrong = await api.call('POST', '/v1/sessions', { body: { email: p.email, password: 'not the password' } });
@@ -148,6 +162,14 @@ for (const engine of engines()) {
       await api.db('sign_in_failures').del();
       const browser = await signIn(p.email);
       assert.ok((await securityRows(browser)).some((r) => r.action === 'sign_in.throttled' && r.target?.id === p.userId));
+    });
+
+    it('concurrent guesses never pass the limit: 30 wrong passwords at once get 10 answers of 401 and 20 of 429', async () => {
+      const p = await invitee('viewer');
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => api.call('POST', '/v1/sessions', { body: { email: p.email, password: `guess ${i}` } })));
+      const statuses = answers.map((a) => a.status).sort();
+      assert.deepEqual([statuses.filter((x) => x === 401).length, statuses.filter((x) => x === 429).length], [10, 20]);
+      assert.equal((await api.db('activity').where({ action: 'sign_in.throttled', target_id: p.userId })).length, 1);
     });
 
     it('devices: each sign-in is listed; one is revoked, the others go on; sign-out ends the session and clears the cookie', async () => {
@@ -257,6 +279,102 @@ for (const engine of engines()) {
       assert.equal(reused.body.code, 'link_invalid');
       const actions = (await securityRows(browser)).filter((r) => r.target?.id === u.userId).map((r) => r.action);
       for (const a of ['password.set_by_operator', 'password.reset', 'email.verified']) assert.ok(actions.includes(a), a);
+    });
+
+    it('two-step: TOTP set up with a confirmed code, then every sign-in needs a fresh code or a recovery code, each once', async () => {
+      const p = await invitee('member');
+      const browser = await signIn(p.email);
+      const setup = await browser.call('POST', '/v1/me/two-step');
+      assert.equal(setup.status, 200, setup.text);
+      assert.match(setup.body.otpauthUrl, /^otpauth:\/\/totp\/sitehealth:.*secret=/);
+      const totp = new TOTP({ secret: Secret.fromBase32(setup.body.secret), digits: 6, period: 30, algorithm: 'SHA1' });
+      const stored = await api.db('users').where({ id: p.userId }).first();
+      assert.ok(!JSON.stringify(stored).includes(setup.body.secret), 'the secret is sealed at rest');
+
+      const wrong = await browser.call('POST', '/v1/me/two-step/confirm', { body: { code: String((Number(totp.generate()) + 1) % 1_000_000).padStart(6, '0') } });
+      assert.equal(wrong.status, 401);
+      assert.equal(wrong.body.code, 'invalid_two_step_code');
+      const confirmCode = totp.generate();
+      const confirmed = await browser.call('POST', '/v1/me/two-step/confirm', { body: { code: confirmCode } });
+      assert.equal(confirmed.status, 200, confirmed.text);
+      const codes = confirmed.body.recoveryCodes as string[];
+      assert.equal(codes.length, 10);
+      assert.equal(new Set(codes).size, 10);
+      const me = await browser.call('GET', '/v1/me');
+      assert.equal(me.body.twoStep.enabled, true);
+      assert.equal(me.body.twoStep.recoveryCodesLeft, 10);
+      assert.equal((await browser.call('POST', '/v1/me/two-step')).body.code, 'two_step_enabled');
+
+      // The password alone no longer signs in: a challenge, no cookie.
+      const first = async () => {
+        const res = await api.call('POST', '/v1/sessions', { body: { email: p.email, password: PASSWORD } });
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.body.status, 'two_step_required');
+        assert.equal(res.headers.get('set-cookie'), null);
+        return res.body.challenge as string;
+      };
+      const challenge = await first();
+      // The code that confirmed the setup was used: the same code again is refused.
+      const replayed = await api.call('POST', '/v1/two-step-sign-in', { body: { challenge, code: confirmCode } });
+      assert.equal(replayed.status, 401);
+      assert.equal(replayed.body.code, 'invalid_two_step_code');
+      const next = totp.generate({ timestamp: Date.now() + 30_000 });
+      const done = await api.call('POST', '/v1/two-step-sign-in', { body: { challenge, code: next } });
+      assert.equal(done.status, 200, done.text);
+      assert.equal(done.body.status, 'signed_in');
+      assert.match(done.headers.get('set-cookie') ?? '', /^sitehealth_session=shs_/);
+      const used = await api.call('POST', '/v1/two-step-sign-in', { body: { challenge, code: next } });
+      assert.equal(used.body.code, 'two_step_expired', 'a challenge works once');
+      const again = await api.call('POST', '/v1/two-step-sign-in', { body: { challenge: await first(), code: next } });
+      assert.equal(again.body.code, 'invalid_two_step_code', 'a code works once, even within its 30 seconds');
+
+      // A recovery code, once, with or without dashes and in any case.
+      const both = await api.call('POST', '/v1/two-step-sign-in', { body: { challenge: await first(), code: next, recoveryCode: codes[0] } });
+      assert.equal(both.status, 400);
+      const recovered = await api.call('POST', '/v1/two-step-sign-in', { body: { challenge: await first(), recoveryCode: codes[0].replace(/-/g, '').toLowerCase() } });
+      assert.equal(recovered.status, 200, recovered.text);
+      assert.equal(recovered.body.me.twoStep.recoveryCodesLeft, 9);
+      const reusedCode = await api.call('POST', '/v1/two-step-sign-in', { body: { challenge: await first(), recoveryCode: codes[0] } });
+      assert.equal(reusedCode.body.code, 'invalid_two_step_code');
+
+      // Turning it off needs the password; then the password alone signs in again.
+      assert.equal((await browser.call('POST', '/v1/me/two-step/disable', { body: { password: 'not my password' } })).status, 401);
+      const regenerated = await browser.call('POST', '/v1/me/two-step/recovery-codes', { body: { password: PASSWORD } });
+      assert.equal(regenerated.status, 200);
+      assert.equal((await api.call('POST', '/v1/two-step-sign-in', { body: { challenge: await first(), recoveryCode: codes[1] } })).body.code, 'invalid_two_step_code', 'old codes stop working');
+      assert.equal((await browser.call('POST', '/v1/me/two-step/disable', { body: { password: PASSWORD } })).status, 204);
+      await api.db('sign_in_failures').del();
+      const plain = await signIn(p.email);
+      assert.equal(plain.me.twoStep.enabled, false);
+
+      const rows = (await securityRows(plain)).filter((r) => r.target?.id === p.userId);
+      for (const a of ['two_step.enabled', 'recovery_code.used', 'recovery_codes.regenerated', 'two_step.disabled']) assert.ok(rows.some((r) => r.action === a), a);
+      const text = JSON.stringify(rows);
+      assert.ok(!text.includes(setup.body.secret) && !codes.some((c) => text.includes(c)) && !text.includes(next), 'no secret, code or recovery code in the audit');
+    });
+
+    it('two-step: wrong codes end the challenge after 5; the operator can reset two-step for recovery', async () => {
+      const p = await invitee('viewer');
+      const browser = await signIn(p.email);
+      const setup = await browser.call('POST', '/v1/me/two-step');
+      const totp = new TOTP({ secret: Secret.fromBase32(setup.body.secret), digits: 6, period: 30, algorithm: 'SHA1' });
+      assert.equal((await browser.call('POST', '/v1/me/two-step/confirm', { body: { code: totp.generate() } })).status, 200);
+      const { body } = await api.call('POST', '/v1/sessions', { body: { email: p.email, password: PASSWORD } });
+      const valid = new Set([-1, 0, 1].map((d) => totp.generate({ timestamp: Date.now() + d * 30_000 })));
+      const wrongCode = ['000000', '111111', '222222', '333333', '444444', '555555', '666666'].filter((c) => !valid.has(c));
+      for (let i = 0; i < 5; i++) assert.equal((await api.call('POST', '/v1/two-step-sign-in', { body: { challenge: body.challenge, code: wrongCode[i] } })).body.code, 'invalid_two_step_code');
+      const ended = await api.call('POST', '/v1/two-step-sign-in', { body: { challenge: body.challenge, code: totp.generate({ timestamp: Date.now() + 30_000 }) } });
+      assert.equal(ended.status, 401);
+      assert.equal(ended.body.code, 'two_step_expired');
+
+      let out = '';
+      const code = await admin(['users', 'reset-two-step', '--email', p.email, '--json'], { ...process.env, DATABASE_URL: api.dbUrl }, { out: (t) => (out += t), err: () => {} });
+      assert.equal(code, 0);
+      assert.equal(JSON.parse(out).userId, p.userId);
+      await api.db('sign_in_failures').del();
+      const after = await signIn(p.email);
+      assert.equal(after.me.twoStep.enabled, false);
+      assert.ok((await securityRows(after)).some((r) => r.action === 'two_step.reset_by_operator' && r.target?.id === p.userId && r.actor.type === 'system'));
     });
   });
 }

@@ -46,6 +46,16 @@ export {
   FAILURES_PER_ADDRESS,
   THROTTLE_WINDOW_MS,
 } from './sign-in.ts';
+export {
+  startTwoStep,
+  confirmTwoStep,
+  disableTwoStep,
+  disableOwnTwoStep,
+  regenerateRecoveryCodes,
+  completeChallenge,
+  resealTwoStepSecrets,
+  InvalidTwoStepCode,
+} from './two-step.ts';
 export { requestPasswordReset, completePasswordReset, sendEmailVerification, completeEmailVerification, LinkInvalid } from './email-links.ts';
 export {
   authenticateKey,

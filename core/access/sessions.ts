@@ -3,6 +3,7 @@ import type { Schemas } from '../contract/index.ts';
 import { Session, User, withTransaction, type DbOrTrx } from '../db/index.ts';
 import { NotFound, isUuid, newId, nowMs, toIso } from '../platform/index.ts';
 import { sessionActor, userSecurityEvent, type Actor } from '../activity/index.ts';
+import { twoStepStatus } from './two-step.ts';
 
 // Sessions of people signed in (spec/sign-in.tsp): a random token in an HttpOnly cookie, only
 // its SHA-256 digest stored; a CSRF token derived from it; read on every request, never cached,
@@ -182,6 +183,7 @@ export async function currentUser(db: DbOrTrx, f: { userId: string; sessionId: s
     email: user.email,
     emailVerified: user.email_verified_at !== null,
     createdAt: toIso(Number(user.created_at))!,
+    twoStep: await twoStepStatus(db, user),
     session: sessionToApi(session, session.id),
     csrfToken: f.csrfToken,
   };

@@ -7,6 +7,8 @@ import { hashPassword, verifyPassword } from './passwords.ts';
 import { normalizeEmail } from './users.ts';
 import { revokeSessionsOf, startSession, type ClientInfo } from './sessions.ts';
 import type { Session } from '../db/index.ts';
+import type { Schemas } from '../contract/index.ts';
+import { startChallenge } from './two-step.ts';
 
 // Signing in with a password (spec/sign-in.tsp): throttled per email and per client address,
 // one password hash per attempt whatever the outcome, the same answer for a wrong password and an
@@ -42,38 +44,55 @@ const addressSubject = (ip: string | null) => `address:${ip ?? 'unknown'}`;
 
 const windowOf = (now: number) => Math.floor(now / THROTTLE_WINDOW_MS) * THROTTLE_WINDOW_MS;
 
-async function failuresIn(db: DbOrTrx, subjects: string[], window: number): Promise<Map<string, number>> {
-  const rows = await runSql<{ subject: string; count: number }>(db, `SELECT subject, count FROM sign_in_failures WHERE window_start = ? AND subject IN (${subjects.map(() => '?').join(', ')})`, [window, ...subjects]);
-  return new Map(rows.map((r) => [r.subject, Number(r.count)]));
+// One attempt claimed against a subject's allowance: counted before the password is checked, so
+// concurrent guesses can never pass the limit together (a conditional upsert, as the rate limiter
+// claims its chunks); a right password gives the attempt back.
+const CLAIM_ATTEMPT = `INSERT INTO sign_in_failures (subject, window_start, count) VALUES (?, ?, 1)
+  ON CONFLICT (subject, window_start) DO UPDATE SET count = sign_in_failures.count + 1
+  WHERE sign_in_failures.count < ?
+  RETURNING count`;
+const GIVE_BACK = 'UPDATE sign_in_failures SET count = count - 1 WHERE subject = ? AND window_start = ? AND count > 0';
+
+interface Claim {
+  window: number;
+  /** Attempts of the email in the window, this one included. */
+  emailCount: number;
 }
 
-const COUNT_FAILURE = `INSERT INTO sign_in_failures (subject, window_start, count) VALUES (?, ?, 1)
-  ON CONFLICT (subject, window_start) DO UPDATE SET count = sign_in_failures.count + 1
-  RETURNING count`;
-
-/** Refuses (429) when the email or the address used up its failures in this window; costs no hash. */
-async function assertNotThrottled(db: DbOrTrx, email: string, client: ClientInfo): Promise<void> {
+/** Claims an attempt for the email and the address, or refuses (429) when either is spent; costs no hash. */
+async function claimAttempt(db: DbOrTrx, email: string, client: ClientInfo): Promise<Claim> {
   const now = nowMs();
   const window = windowOf(now);
-  const counts = await failuresIn(db, [emailSubject(email), addressSubject(client.ip)], window);
-  if ((counts.get(emailSubject(email)) ?? 0) >= FAILURES_PER_EMAIL || (counts.get(addressSubject(client.ip)) ?? 0) >= FAILURES_PER_ADDRESS) {
-    throw new SignInThrottled(Math.max(1, Math.ceil((window + THROTTLE_WINDOW_MS - now) / 1000)));
+  const throttled = () => new SignInThrottled(Math.max(1, Math.ceil((window + THROTTLE_WINDOW_MS - now) / 1000)));
+  const [byEmail] = await runSql<{ count: number }>(db, CLAIM_ATTEMPT, [emailSubject(email), window, FAILURES_PER_EMAIL]);
+  if (!byEmail) throw throttled();
+  const [byAddress] = await runSql<{ count: number }>(db, CLAIM_ATTEMPT, [addressSubject(client.ip), window, FAILURES_PER_ADDRESS]);
+  if (!byAddress) {
+    await runSql(db, GIVE_BACK, [emailSubject(email), window]);
+    throw throttled();
   }
+  return { window, emailCount: Number(byEmail.count) };
 }
 
-/** Counts a failure; the failure that reaches the email's limit writes sign_in.throttled for a registered user. */
-async function recordFailure(db: DbOrTrx, email: string, client: ClientInfo, user: Pick<User, 'id' | 'account_id' | 'email'> | undefined, actor?: Actor): Promise<void> {
-  const window = windowOf(nowMs());
-  const [row] = await runSql<{ count: number }>(db, COUNT_FAILURE, [emailSubject(email), window]);
-  await runSql(db, COUNT_FAILURE, [addressSubject(client.ip), window]);
-  if (user && Number(row?.count) === FAILURES_PER_EMAIL) {
-    await userSecurityEvent(db, 'sign_in.throttled', {
-      accountId: user.account_id,
-      userId: user.id,
-      actor: actor ?? { type: 'user', id: user.id, label: user.email },
-      details: { failures: FAILURES_PER_EMAIL, window_minutes: THROTTLE_WINDOW_MS / 60_000, ip: client.ip, user_agent: client.userAgent },
-    });
-  }
+async function giveBack(db: DbOrTrx, email: string, client: ClientInfo, window: number): Promise<void> {
+  await runSql(db, GIVE_BACK, [emailSubject(email), window]);
+  await runSql(db, GIVE_BACK, [addressSubject(client.ip), window]);
+}
+
+/** The failure that used up a registered user's allowance writes sign_in.throttled (once per window). */
+async function auditThrottled(db: DbOrTrx, user: Pick<User, 'id' | 'account_id' | 'email'>, client: ClientInfo): Promise<void> {
+  await userSecurityEvent(db, 'sign_in.throttled', {
+    accountId: user.account_id,
+    userId: user.id,
+    actor: { type: 'user', id: user.id, label: user.email },
+    details: { failures: FAILURES_PER_EMAIL, window_minutes: THROTTLE_WINDOW_MS / 60_000, ip: client.ip, user_agent: client.userAgent },
+  });
+}
+
+/** Counts a failure of a later step (a wrong two-step code) against the same allowance; past it, refused. */
+export async function recordFailure(db: DbOrTrx, email: string, client: ClientInfo, user: Pick<User, 'id' | 'account_id' | 'email'>): Promise<void> {
+  const claim = await claimAttempt(db, email, client);
+  if (claim.emailCount === FAILURES_PER_EMAIL) await auditThrottled(db, user, client);
 }
 
 /**
@@ -87,19 +106,27 @@ export const signInRetention: RetentionRule[] = [
 ];
 
 /** The user behind an email and password, or 401 (after one hash); throttled before any hash. */
-export async function checkPassword(db: DbOrTrx, email: string, password: string, client: ClientInfo): Promise<Pick<User, 'id' | 'account_id' | 'email'>> {
-  await assertNotThrottled(db, email, client);
-  const user = await User.query(db).where({ email: normalizeEmail(email) }).select('id', 'account_id', 'email', 'password_hash').first();
+export async function checkPassword(db: DbOrTrx, email: string, password: string, client: ClientInfo): Promise<Pick<User, 'id' | 'account_id' | 'email' | 'two_step_enabled_at'>> {
+  const claim = await claimAttempt(db, email, client);
+  const user = await User.query(db).where({ email: normalizeEmail(email) }).select('id', 'account_id', 'email', 'password_hash', 'two_step_enabled_at').first();
   if (!(await verifyPassword(password, user?.password_hash ?? null)) || !user) {
-    await recordFailure(db, email, client, user);
+    if (user && claim.emailCount === FAILURES_PER_EMAIL) await auditThrottled(db, user, client);
     throw new InvalidCredentials();
   }
+  await giveBack(db, email, client, claim.window);
   return user;
 }
 
-/** Email and password sign-in: a new session (session.signed_in) and its token, once. */
-export async function signInWithPassword(db: Db, { email, password, client }: { email: string; password: string; client: ClientInfo }): Promise<{ token: string; session: Session }> {
+/**
+ * Email and password sign-in: a new session (session.signed_in) and its token, once; or, for an
+ * account with two-step verification, the challenge of the second step (core/access/two-step.ts).
+ */
+export async function signInWithPassword(
+  db: Db,
+  { email, password, client }: { email: string; password: string; client: ClientInfo },
+): Promise<{ token: string; session: Session } | { twoStep: Schemas['TwoStepRequired'] }> {
   const user = await checkPassword(db, email, password, client);
+  if (user.two_step_enabled_at !== null) return { twoStep: await startChallenge(db, user.id, client) };
   return startSession(db, { userId: user.id, method: 'password', client });
 }
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { Audit, Gatherer, type Config, type Flags } from 'lighthouse';
-import { BROWSER_PATH, CHROME_FLAGS } from './browser.ts';
+import { CHROME_FLAGS, launchPath } from './browser.ts';
 
 // One page rendered by Lighthouse in a fresh headless Chromium, `runs` times. Everything the
 // browser asks for goes through the guard proxy (guard-proxy.ts). Lighthouse's default (mobile)
@@ -94,14 +94,7 @@ export async function renderRuns(url: string, o: RenderRunsOptions): Promise<Run
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sitehealth-chromium-'));
   let chrome: chromeLauncher.LaunchedChrome | null = null;
   try {
-    chrome = await chromeLauncher.launch({
-      chromePath: BROWSER_PATH,
-      userDataDir,
-      logLevel: 'silent',
-      // Every request, loopback included, through the guard: `<-loopback>` removes Chromium's
-      // implicit bypass of localhost and 127.0.0.1.
-      chromeFlags: [...CHROME_FLAGS, `--proxy-server=http://${o.proxy}`, '--proxy-bypass-list=<-loopback>'],
-    });
+    chrome = await launchBrowser(userDataDir, o.proxy);
     const out: RunResult[] = [];
     for (let i = 0; i < o.runs; i++) out.push(await oneRun(url, chrome, o.timeoutMs));
     return out;
@@ -115,6 +108,20 @@ export async function renderRuns(url: string, o: RenderRunsOptions): Promise<Run
     }
     fs.rmSync(userDataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A headless browser whose every request, loopback included, goes through the guard proxy
+ * (`<-loopback>` removes Chromium's implicit bypass of localhost and 127.0.0.1), and which ends
+ * with this process (browser.ts launchPath).
+ */
+export function launchBrowser(userDataDir: string, proxy: string): Promise<chromeLauncher.LaunchedChrome> {
+  return chromeLauncher.launch({
+    chromePath: launchPath(),
+    userDataDir,
+    logLevel: 'silent',
+    chromeFlags: [...CHROME_FLAGS, `--proxy-server=http://${proxy}`, '--proxy-bypass-list=<-loopback>'],
+  });
 }
 
 async function oneRun(url: string, chrome: chromeLauncher.LaunchedChrome, timeoutMs: number): Promise<RunResult> {

@@ -10,7 +10,7 @@ import { Connections } from './resources/connections.js';
 import { SiteCrawls } from './resources/site-crawls.js';
 import { ApiKeys } from './resources/api-keys.js';
 import { InvitationAcceptance, Invitations, Members } from './resources/members.js';
-import { CurrentUser, EmailVerification, PasswordReset, Sessions, type SessionCredential } from './resources/sessions.js';
+import { CurrentUser, EmailVerification, PasswordReset, Sessions, TwoStepSignIn, type SessionCredential } from './resources/sessions.js';
 import { Workspaces } from './resources/workspaces.js';
 import { Notifications, Reports, Unsubscribe } from './resources/digests.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
@@ -80,6 +80,7 @@ export class SiteHealth {
   readonly currentUser: CurrentUser;
   readonly passwordReset: PasswordReset;
   readonly emailVerification: EmailVerification;
+  readonly twoStepSignIn: TwoStepSignIn;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -130,6 +131,7 @@ export class SiteHealth {
     this.currentUser = new CurrentUser(transport);
     this.passwordReset = new PasswordReset(transport);
     this.emailVerification = new EmailVerification(transport);
+    this.twoStepSignIn = new TwoStepSignIn(transport);
   }
 }
 

@@ -201,6 +201,10 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   csrf_failed: PermissionError,
   link_invalid: ValidationError,
   sign_in_throttled: RateLimitError,
+  invalid_two_step_code: AuthenticationError,
+  two_step_expired: AuthenticationError,
+  two_step_enabled: ConflictError,
+  two_step_not_started: ConflictError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {

@@ -68,5 +68,5 @@ export { Connections } from './resources/connections.js';
 export { ApiKeys } from './resources/api-keys.js';
 export { Members, Invitations, InvitationAcceptance } from './resources/members.js';
 export { Notifications, Reports, Unsubscribe } from './resources/digests.js';
-export { Sessions, CurrentUser, PasswordReset, EmailVerification, sessionFromSignIn, type SessionCredential } from './resources/sessions.js';
+export { Sessions, CurrentUser, PasswordReset, EmailVerification, TwoStepSignIn, sessionFromSignIn, type SessionCredential } from './resources/sessions.js';
 export type * from './types.js';

@@ -78,4 +78,9 @@ export const handlers = {
   PasswordReset_request: sessions.requestReset,
   PasswordReset_complete: sessions.completeReset,
   EmailVerification_complete: sessions.verifyEmail,
+  TwoStepSignIn_complete: sessions.completeTwoStep,
+  CurrentUser_startTwoStep: sessions.startOwnTwoStep,
+  CurrentUser_confirmTwoStep: sessions.confirmOwnTwoStep,
+  CurrentUser_disableTwoStep: sessions.disableOwn,
+  CurrentUser_regenerateRecoveryCodes: sessions.regenerateCodes,
 } satisfies HandlerMap;

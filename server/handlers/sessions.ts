@@ -1,5 +1,10 @@
 import {
   changePassword,
+  completeChallenge,
+  confirmTwoStep,
+  disableOwnTwoStep,
+  regenerateRecoveryCodes,
+  startTwoStep,
   completeEmailVerification,
   completePasswordReset,
   csrfTokenFor,
@@ -13,16 +18,57 @@ import {
   signInWithPassword,
 } from '../../core/access/index.ts';
 import { keyActor } from '../../core/activity/index.ts';
+import type { Db, Session } from '../../core/db/index.ts';
+import { ValidationFailed, type Config } from '../../core/platform/index.ts';
+import { Keyring } from '../../core/secrets/index.ts';
 import type { Handler } from '../handler-types.ts';
+
+// One keyring per process configuration: two-step secrets are sealed with SECRETS_KEY.
+const keyrings = new WeakMap<Config, Keyring>();
+function keyringOf(config: Config): Keyring {
+  let k = keyrings.get(config);
+  if (!k) keyrings.set(config, (k = new Keyring(config.secretsKeys)));
+  return k;
+}
 
 // People signing in (spec/sign-in.tsp). The session operations are `x-credential: session`, so
 // `auth` is a session here: its keyId is the session's id.
 
-export const signIn: Handler<'Sessions_create'> = async ({ db, body, client, config }) => {
-  const { token, session } = await signInWithPassword(db, { email: body.email, password: body.password, client });
+/** The answer of a sign-in that started a session: the person, and the cookie. */
+async function signedIn(db: Db, config: Config, { token, session }: { token: string; session: Session }) {
   const me = await currentUser(db, { userId: session.user_id, sessionId: session.id, csrfToken: csrfTokenFor(token) });
-  return { status: 200, body: { status: 'signed_in', me }, headers: { 'set-cookie': sessionCookie(token, config.publicUrl) } };
+  return { status: 200 as const, body: { status: 'signed_in' as const, me }, headers: { 'set-cookie': sessionCookie(token, config.publicUrl) } };
+}
+
+export const signIn: Handler<'Sessions_create'> = async ({ db, body, client, config }) => {
+  const outcome = await signInWithPassword(db, { email: body.email, password: body.password, client });
+  if ('twoStep' in outcome) return { status: 200, body: outcome.twoStep };
+  return signedIn(db, config, outcome);
 };
+
+export const completeTwoStep: Handler<'TwoStepSignIn_complete'> = async ({ db, body, client, config }) => {
+  if ((body.code === undefined) === (body.recoveryCode === undefined)) {
+    throw new ValidationFailed('Send exactly one of code and recoveryCode.', [{ in: 'body', path: body.code === undefined ? '/code' : '/recoveryCode', message: 'send exactly one of code and recoveryCode' }]);
+  }
+  return signedIn(db, config, await completeChallenge(db, keyringOf(config), { challenge: body.challenge, code: body.code, recoveryCode: body.recoveryCode, client }));
+};
+
+export const startOwnTwoStep: Handler<'CurrentUser_startTwoStep'> = async ({ db, auth, config }) => ({ status: 200, body: await startTwoStep(db, keyringOf(config), auth.userId) });
+
+export const confirmOwnTwoStep: Handler<'CurrentUser_confirmTwoStep'> = async ({ db, auth, body, config }) => ({
+  status: 200,
+  body: await confirmTwoStep(db, keyringOf(config), { userId: auth.userId, code: body.code, actor: keyActor(auth) }),
+});
+
+export const disableOwn: Handler<'CurrentUser_disableTwoStep'> = async ({ db, auth, body, client }) => {
+  await disableOwnTwoStep(db, { userId: auth.userId, password: body.password, actor: keyActor(auth), client });
+  return { status: 204 };
+};
+
+export const regenerateCodes: Handler<'CurrentUser_regenerateRecoveryCodes'> = async ({ db, auth, body, client }) => ({
+  status: 200,
+  body: await regenerateRecoveryCodes(db, { userId: auth.userId, password: body.password, actor: keyActor(auth), client }),
+});
 
 export const list: Handler<'Sessions_list'> = async ({ db, auth }) => ({ status: 200, body: await listSessions(db, auth.userId, auth.keyId) });
 

@@ -28,3 +28,29 @@ export class EmailToken extends Model {
   declare expires_at: number;
   declare used_at: number | null;
 }
+
+export class RecoveryCode extends Model {
+  static tableName = 'recovery_codes';
+
+  declare id: string;
+  declare user_id: string;
+  /** SHA-256 hex of the code without dashes, upper case. */
+  declare code_hash: string;
+  declare created_at: number;
+  declare used_at: number | null;
+}
+
+/** The second step of a sign-in: the password was right, a code is still needed. */
+export class SignInChallenge extends Model {
+  static tableName = 'sign_in_challenges';
+
+  declare id: string;
+  declare user_id: string;
+  declare token_hash: string;
+  declare user_agent: string | null;
+  declare ip: string | null;
+  declare failures: number;
+  declare created_at: number;
+  declare expires_at: number;
+  declare used_at: number | null;
+}

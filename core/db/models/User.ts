@@ -12,4 +12,11 @@ export class User extends Model {
   declare password_hash: string | null;
   declare email_verified_at: number | null;
   declare password_changed_at: number | null;
+  /** The TOTP secret (base32), sealed with SECRETS_KEY; null: two-step verification is off. */
+  declare two_step_secret: string | null;
+  declare two_step_enabled_at: number | null;
+  /** The last TOTP time step a code was accepted for: a code works once. */
+  declare two_step_last_step: number | null;
+  /** A secret being set up (sealed), until a code confirms it. */
+  declare two_step_pending_secret: string | null;
 }

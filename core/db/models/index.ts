@@ -14,4 +14,4 @@ export { CrawlPage } from './CrawlPage.ts';
 export { Webhook, WebhookMessage, WebhookDelivery } from './Webhook.ts';
 export { Connection, RepositoryDelivery } from './Connection.ts';
 export { Invitation } from './Invitation.ts';
-export { Session, EmailToken } from './Session.ts';
+export { Session, EmailToken, RecoveryCode, SignInChallenge } from './Session.ts';

@@ -1,4 +1,4 @@
-import type { Invitation, InvitationAccepted, InvitationCreate, InvitationList, Member, MemberList, Role } from '../types.js';
+import type { Invitation, InvitationAccept, InvitationAccepted, InvitationCreate, InvitationList, Member, MemberList, Role } from '../types.js';
 import { Resource, unwrap, unwrapDeleted, type Deleted, type RequestOptions, type WithResponse } from './resource.js';
 
 /**
@@ -46,8 +46,12 @@ export class Invitations extends Resource {
 
 /** `POST /v1/invitations/accept`: the invitation's token is the credential (the client's key is not needed). */
 export class InvitationAcceptance extends Resource {
-  /** `InvitationAcceptance_accept`: joins the invitee (created if new) to the workspace. Not retried by default. */
-  accept(token: string, options?: RequestOptions): Promise<WithResponse<InvitationAccepted>> {
-    return unwrap(this.client.POST('/v1/invitations/accept', { body: { token }, ...this.call({ maxRetries: 0, ...options }) }));
+  /**
+   * `InvitationAcceptance_accept`: joins the invitee (created if new) to the workspace; with
+   * `{ token, password }`, also sets the first password of a user who has none. Not retried by default.
+   */
+  accept(token: string | InvitationAccept, options?: RequestOptions): Promise<WithResponse<InvitationAccepted>> {
+    const body = typeof token === 'string' ? { token } : token;
+    return unwrap(this.client.POST('/v1/invitations/accept', { body, ...this.call({ maxRetries: 0, ...options }) }));
   }
 }
