@@ -255,6 +255,16 @@ try { await client.invitationAcceptance.accept('shinv_consumer'); } catch (err) 
 try { await client.members.delete(workspaceId, me.userId); } catch (err) { if (err instanceof SiteHealthError) { memberRefusals.push(err.code); called.push('members.delete'); } }
 report.members = { count: memberList.data.length, role: same.role, invited: invitations.data.some((i) => i.id === invited.id), refusals: memberRefusals };
 
+// Digests: my settings, a report as JSON and as HTML, and unsubscribe tokens that are no token
+const mySettings = await call('notifications.get', client.notifications.get(workspaceId));
+const daily = await call('notifications.update', client.notifications.update(workspaceId, { digest: 'daily' }));
+const today = new Date().toISOString().slice(0, 10);
+const report1 = await call('reports.get', client.reports.get(workspaceId, { from: today, to: today }));
+const reportPage = await call('reports.getHtml', client.reports.getHtml(workspaceId, { from: today, to: today }));
+const unsubscribeRefusals: string[] = [];
+try { await client.unsubscribe.page('shu_consumer'); } catch (err) { if (err instanceof NotFoundError) { unsubscribeRefusals.push(err.code); called.push('unsubscribe.page'); } }
+try { await client.unsubscribe.unsubscribe('shu_consumer'); } catch (err) { if (err instanceof NotFoundError) { unsubscribeRefusals.push(err.code); called.push('unsubscribe.unsubscribe'); } }
+report.digests = { was: mySettings.digest, now: daily.digest, deploys: Array.isArray(report1.deploys), html: reportPage.html.startsWith('<!doctype html>'), refusals: unsubscribeRefusals };
 // A person: sign in, then the session's own operations through a client made from it
 const signedIn = await call('sessions.create', client.sessions.create({ email: env.SITEHEALTH_EMAIL!, password: env.SITEHEALTH_PASSWORD! }));
 const credential = sessionFromSignIn(signedIn)!;
@@ -493,6 +503,7 @@ export const verify = verifyWebhook;
         ['NotFoundError', 404, 'sso_not_configured'],
         ['ValidationError', 400, 'sso_state_invalid'],
       ]);
+      assert.deepEqual(report.digests, { was: 'weekly', now: 'daily', deploys: true, html: true, refusals: ['not_found', 'not_found'] });
       assert.deepEqual(report.people, { email: true, csrf: true, devices: 1, statuses: [202, 202], others: 0, linkRefusals: ['link_invalid', 'link_invalid'], afterSignOut: 401 });
       assert.deepEqual(report.searchPerformance, { clicks: 0, rows: 0, compared: 0 });
       assert.deepEqual(report.searchConsole, {

@@ -33,6 +33,7 @@ export {
   searchConsoleSyncFailed,
   searchConsoleRevoked,
   type SearchConsoleFields,
+  digestEvent,
   type ConnectionFields,
   type Actor,
   type ActivityKind,

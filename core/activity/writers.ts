@@ -83,6 +83,9 @@ type Action =
   | 'search_console.consent_refused'
   | 'search_console.sync_failed'
   | 'search_console.revoked'
+  | 'digest.preference_changed'
+  | 'digest.unsubscribed'
+  | 'digest.sent'
   | UserSecurityAction;
 
 /**
@@ -432,4 +435,18 @@ export function searchConsoleSyncFailed(db: DbOrTrx, f: SearchConsoleFields & { 
 /** Google refused the refresh token: access was removed or expired; syncs stop until a new grant. */
 export function searchConsoleRevoked(db: DbOrTrx, f: SearchConsoleFields & { reason: string }): Promise<string> {
   return inWorkspace(db, f, searchConsoleRow('connection', 'search_console.revoked', f, { reason: f.reason }));
+}
+
+// ---------------------------------------------------------------- digests
+
+/**
+ * A member's digest choice changed (by the member, or by an unsubscribe link), or a digest went
+ * out to them: the member is the target, never the unsubscribe token.
+ */
+export function digestEvent(
+  db: DbOrTrx,
+  action: 'digest.preference_changed' | 'digest.unsubscribed' | 'digest.sent',
+  f: WorkspaceScoped & { userId: string; details: Record<string, unknown> },
+): Promise<string> {
+  return inWorkspace(db, f, { kind: 'digest', action, target: { type: 'user', id: f.userId }, details: f.details });
 }

@@ -11,6 +11,9 @@ export type RunKind = 'check' | 'crawl' | 'search';
 /** When the daily Search Console sync of every connected workspace is due (UTC): Google has yesterday's first figures by then. */
 export const SEARCH_SYNC_TIME = '05:00';
 
+/** What a slot is claimed for: a workspace's scheduled check or crawl, or its digests (core/digests). */
+export type SlotKind = RunKind | 'digest.daily' | 'digest.weekly';
+
 export interface ScheduledRun {
   workspaceId: string;
   kind: RunKind;
@@ -25,7 +28,7 @@ export interface ScheduledRun {
  * so of any number of workers evaluating the same slot exactly one gets the row back (PostgreSQL
  * makes the others wait for its commit and then see the newer slot; SQLite has one writer).
  */
-async function claimSlot(trx: DbOrTrx, workspaceId: string, kind: RunKind, slotAt: number, now: number): Promise<boolean> {
+export async function claimSlot(trx: DbOrTrx, workspaceId: string, kind: SlotKind, slotAt: number, now: number): Promise<boolean> {
   const rows = await runSql<{ slot_at: number }>(
     trx,
     `INSERT INTO monitor_slots (workspace_id, kind, slot_at, claimed_at) VALUES (?, ?, ?, ?)
@@ -35,6 +38,17 @@ async function claimSlot(trx: DbOrTrx, workspaceId: string, kind: RunKind, slotA
     [workspaceId, kind, slotAt, now],
   );
   return rows.length === 1;
+}
+
+/**
+ * The slots claimed already, keyed `<workspaceId> <kind>`, in one read: most ticks find nothing
+ * new and write nothing.
+ */
+export async function claimedSlots(db: DbOrTrx, kinds: SlotKind[]): Promise<Map<string, number>> {
+  const claimed = new Map<string, number>();
+  const rows = await runSql<{ workspace_id: string; kind: string; slot_at: number }>(db, `SELECT workspace_id, kind, slot_at FROM monitor_slots WHERE kind IN (${kinds.map(() => '?').join(', ')})`, kinds);
+  for (const r of rows) claimed.set(`${r.workspace_id} ${r.kind}`, Number(r.slot_at));
+  return claimed;
 }
 
 /**
@@ -48,11 +62,7 @@ export async function runSchedules(db: Db, now: number = nowMs()): Promise<Sched
   const workspaces = await Workspace.query(db)
     .where((w) => w.whereNot('check_schedule', 'off').orWhereNot('crawl_schedule', 'off'))
     .select('id', 'timezone', 'check_schedule', 'check_time', 'crawl_schedule', 'created_at', 'schedule_changed_at');
-  // The slots claimed already, in one read: most ticks find nothing new and write nothing.
-  const claimed = new Map<string, number>();
-  for (const r of await runSql<{ workspace_id: string; kind: string; slot_at: number }>(db, 'SELECT workspace_id, kind, slot_at FROM monitor_slots')) {
-    claimed.set(`${r.workspace_id} ${r.kind}`, Number(r.slot_at));
-  }
+  const claimed = await claimedSlots(db, ['check', 'crawl', 'search']);
   const out: ScheduledRun[] = [];
   for (const w of workspaces) {
     const since = Math.max(Number(w.created_at), Number(w.schedule_changed_at ?? 0));

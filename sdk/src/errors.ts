@@ -194,6 +194,7 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   member_exists: ConflictError,
   invitation_used: ConflictError,
   invitation_expired: ConflictError,
+  token_used: ConflictError,
   password_exists: ConflictError,
   invalid_credentials: AuthenticationError,
   session_required: PermissionError,

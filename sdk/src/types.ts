@@ -145,3 +145,14 @@ export type SiteCheckRegressionData = Schemas['SiteCheckRegressionData'];
 export type SiteCrawlCompletedData = Schemas['SiteCrawlCompletedData'];
 export type SiteCrawlRegressionData = Schemas['SiteCrawlRegressionData'];
 export type WebhookTestData = Schemas['WebhookTestData'];
+
+export type DigestFrequency = Schemas['DigestFrequency'];
+export type NotificationSettings = Schemas['NotificationSettings'];
+export type NotificationSettingsUpdate = Schemas['NotificationSettingsUpdate'];
+export type Report = Schemas['Report'];
+export type ReportQuery = Query<'Reports_get'>;
+export type ReportDeploy = Schemas['ReportDeploy'];
+export type ReportFinding = Schemas['ReportFinding'];
+export type ReportPage = Schemas['ReportPage'];
+export type ReportSearch = Schemas['ReportSearch'];
+export type Unsubscribed = Schemas['Unsubscribed'];

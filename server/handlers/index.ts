@@ -10,6 +10,7 @@ import * as connections from './connections.ts';
 import * as hooks from './hooks.ts';
 import * as apiKeys from './api-keys.ts';
 import * as members from './members.ts';
+import * as digests from './digests.ts';
 import * as sessions from './sessions.ts';
 import * as passkeys from './passkeys.ts';
 import * as sso from './sso.ts';
@@ -66,6 +67,11 @@ export const handlers = {
   Invitations_create: members.invite,
   Invitations_delete: members.withdraw,
   InvitationAcceptance_accept: members.accept,
+  Notifications_get: digests.getNotifications,
+  Notifications_update: digests.updateNotifications,
+  Reports_get: digests.report,
+  Unsubscribe_page: digests.unsubscribePage,
+  Unsubscribe_unsubscribe: digests.unsubscribe,
   Sessions_create: sessions.signIn,
   Sessions_list: sessions.list,
   Sessions_delete: sessions.remove,

@@ -7,6 +7,7 @@ import { webhook_fanout } from './webhook_fanout.ts';
 import { repository_deploy } from './repository_deploy.ts';
 import { commit_status } from './commit_status.ts';
 import { search_sync } from './search_sync.ts';
+import { digest } from './digest.ts';
 
 // The task registry: one file per kind, named after the kind. `satisfies` makes a declared kind
 // (core/jobs/kinds.ts) without a handler, or a handler for an undeclared kind, a compile error.
@@ -19,4 +20,5 @@ export const tasks = {
   repository_deploy,
   commit_status,
   search_sync,
+  digest,
 } satisfies TaskRegistry;
