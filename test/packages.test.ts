@@ -272,6 +272,15 @@ const person = createClient({ baseUrl: env.SITEHEALTH_URL!, session: credential,
 const meNow = await call('currentUser.get', person.currentUser.get());
 const devices = await call('sessions.list', person.sessions.list());
 const verification = await call('currentUser.sendVerification', person.currentUser.sendVerification());
+// Two-step: this server has no SECRETS_KEY, so a setup cannot start, and the rest is refused as nothing is set up
+const twoStepRefusals: string[] = [];
+const refusedTwoStep = async (name: string, p: Promise<unknown>) => { try { await p; } catch (err) { if (err instanceof SiteHealthError) { twoStepRefusals.push(err.code); called.push(name); } } };
+await refusedTwoStep('currentUser.startTwoStep', person.currentUser.startTwoStep());
+await refusedTwoStep('currentUser.confirmTwoStep', person.currentUser.confirmTwoStep('123456'));
+await refusedTwoStep('currentUser.disableTwoStep', person.currentUser.disableTwoStep(env.SITEHEALTH_PASSWORD!));
+await refusedTwoStep('currentUser.regenerateRecoveryCodes', person.currentUser.regenerateRecoveryCodes(env.SITEHEALTH_PASSWORD!));
+await refusedTwoStep('twoStepSignIn.complete', client.twoStepSignIn.complete({ challenge: 'sh2s_consumer', code: '123456' }));
+report.twoStep = twoStepRefusals;
 await call('currentUser.changePassword', person.currentUser.changePassword({ currentPassword: env.SITEHEALTH_PASSWORD!, newPassword: env.SITEHEALTH_PASSWORD! + ' 2' }));
 const others = await call('currentUser.signOutOthers', person.currentUser.signOutOthers());
 const reset = await call('passwordReset.request', client.passwordReset.request(env.SITEHEALTH_EMAIL!));
@@ -504,6 +513,7 @@ export const verify = verifyWebhook;
         ['ValidationError', 400, 'sso_state_invalid'],
       ]);
       assert.deepEqual(report.digests, { was: 'weekly', now: 'daily', deploys: true, html: true, refusals: ['not_found', 'not_found'] });
+      assert.deepEqual(report.twoStep, ['secrets_unconfigured', 'two_step_not_started', 'two_step_not_started', 'two_step_not_started', 'two_step_expired']);
       assert.deepEqual(report.people, { email: true, csrf: true, devices: 1, statuses: [202, 202], others: 0, linkRefusals: ['link_invalid', 'link_invalid'], afterSignOut: 401 });
       assert.deepEqual(report.searchPerformance, { clicks: 0, rows: 0, compared: 0 });
       assert.deepEqual(report.searchConsole, {
