@@ -445,6 +445,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/passkey-registration/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start registering a passkey
+         * @description Start registering a passkey: a challenge for `navigator.credentials.create()`, with the
+         *     user's existing passkeys excluded. **Session only.**
+         */
+        post: operations["Passkeys_registrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkey-sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description Finish signing in: verify the browser's answer (`session.signed_in` with
+         *     `method: "passkey"`). Sets the session cookie and answers as password sign-in does.
+         */
+        post: operations["PasskeySignIn_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkey-sign-in/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a passkey sign-in
+         * @description A sign-in challenge for `navigator.credentials.get()`.
+         */
+        post: operations["PasskeySignIn_options"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List passkeys
+         * @description The caller's passkeys, oldest first. **Session only.**
+         */
+        get: operations["Passkeys_list"];
+        put?: never;
+        /**
+         * Register a passkey
+         * @description Finish registering: verify the browser's answer to the challenge and store the passkey
+         *     (its public key, signature counter and transports) under the given name (`passkey.added`).
+         *     **Session only.**
+         */
+        post: operations["Passkeys_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a passkey
+         * @description Remove a passkey (`passkey.removed`): signing in with it is refused from the next attempt.
+         *     Another user's passkey is 404. **Session only.**
+         */
+        delete: operations["Passkeys_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/password-reset": {
         parameters: {
             query?: never;
@@ -482,6 +591,50 @@ export interface paths {
          *     tampered token is `400 link_invalid` and changes nothing.
          */
         post: operations["PasswordReset_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search-console/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Console authorization callback
+         * @description Complete a Search Console authorization (called by the user's browser, redirected by Google). No API key.
+         */
+        get: operations["SearchConsoleCallback_complete"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search-performance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get search performance
+         * @description Search performance of a workspace (see `SearchPerformanceResult`): clicks, impressions, CTR and
+         *     average position over `from` to `to`, with totals, optionally the previous period's totals,
+         *     and one row per value of `dimension`, filtered by any of `page`, `query`, `country` and
+         *     `device` (exact values). The period is at most 16 months (487 days), the depth Search Console
+         *     keeps; a longer one, or `to` before `from`, is `400 validation_failed`. **Scope:** `search`.
+         */
+        get: operations["SearchPerformance_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -667,6 +820,82 @@ export interface paths {
         get: operations["SiteCrawls_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Complete single sign-on
+         * @description Where the provider sends the browser back (the redirect URI). On success: the session cookie
+         *     is set and the answer is `302` to the service's public URL. Refusals are problem documents
+         *     (see above) and change nothing.
+         */
+        get: operations["SsoSignIn_callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sso/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get single sign-on settings
+         * @description The account's single sign-on; `404 not_found` when none is configured.
+         */
+        get: operations["SingleSignOn_get"];
+        /**
+         * Configure single sign-on
+         * @description Configure (or change) the account's single sign-on (`sso.configured`; `sso.required` when the
+         *     switch changes). The issuer is discovered first: a provider that cannot be reached, or whose
+         *     discovery document names another issuer, is `400 sso_provider_error` and nothing changes. A
+         *     server without `SECRETS_KEY` answers `503 secrets_unconfigured`.
+         */
+        put: operations["SingleSignOn_configure"];
+        post?: never;
+        /**
+         * Remove single sign-on
+         * @description Remove the account's single sign-on (`sso.removed`); the requirement ends with it.
+         */
+        delete: operations["SingleSignOn_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start single sign-on
+         * @description Start signing in: by the user's email, or by the account's id. Answers the provider's
+         *     authorization URL for the browser to go to. An account (or the account of an email) without
+         *     single sign-on, an unregistered email, and an unknown account all answer the same
+         *     `404 sso_not_configured`.
+         */
+        post: operations["SsoSignIn_start"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1114,6 +1343,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{id}/search-console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the Search Console connection
+         * @description The workspace's Search Console connection; `404` when it has none. The refresh token is never returned. **Scope:** `search`.
+         */
+        get: operations["SearchConsole_get"];
+        put?: never;
+        /**
+         * Connect Search Console
+         * @description Start connecting (or reconnecting, e.g. after `revoked`) the workspace to a Search Console
+         *     property: the answer carries the `authorizationUrl` where a Google user grants read access.
+         *     Until Google calls back, the connection is `pending`; an existing connection keeps its data
+         *     and sync history, and its old token is replaced only when the new grant arrives. Writes a
+         *     `search_console.authorization_started` security activity row. `503 search_console_unconfigured`
+         *     when the operator has not set up the Google OAuth client, `503 secrets_unconfigured` without
+         *     `SECRETS_KEY`. **Scope:** `workspaces`. **Role:** admin or owner.
+         */
+        post: operations["SearchConsole_connect"];
+        /**
+         * Disconnect Search Console
+         * @description Disconnect: the refresh token is deleted and syncs stop; the search data already stored
+         *     stays. Writes a `search_console.disconnected` security activity row. **Scope:**
+         *     `workspaces`. **Role:** admin or owner.
+         */
+        delete: operations["SearchConsole_disconnect"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{id}/search-console/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync Search Console now
+         * @description Queue a sync now (`202`), as the daily one does; a sync already queued serves. A connection
+         *     that is `pending` or `revoked` cannot sync: `409 search_console_not_connected`.
+         *     **Scope:** `search`. **Role:** member or above.
+         */
+        post: operations["SearchConsole_sync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1161,7 +1448,9 @@ export interface components {
              *     `invitation.sent`, `invitation.withdrawn`, `invitation.accepted`,
              *     `api_key.created`, `api_key.rotated`, `api_key.revoked`, `api_key.expired` (the first request
              *     with a key after it expired), `connection.created`, `connection.removed`, and
-             *     `connection.updated` when a token, signing token or webhook secret changed; about a user's own
+             *     `connection.updated` when a token, signing token or webhook secret changed,
+             *     `search_console.authorization_started`, `search_console.connected`,
+             *     `search_console.disconnected`; about a user's own
              *     sign-in (target `user`, `workspace_id` null): `session.signed_in` (details: `method`,
              *     `user_agent`, `ip`), `session.revoked`, `password.changed`, `password.reset`,
              *     `password.set_by_operator`, `email.verified`, `sign_in.throttled`, `two_step.enabled`,
@@ -1169,8 +1458,10 @@ export interface components {
              *     `recovery_codes.regenerated`. `billing`:
              *     `workspace_limit.changed`, `workspace_limit.reached`. `webhook`:
              *     `webhook.delivery.succeeded`, `webhook.delivery.failed`, `webhook.paused`,
-             *     `webhook.enabled`. `connection`: `connection.verified`, `connection.broken`, and
-             *     `connection.updated` for other settings.
+             *     `webhook.enabled`. `connection`: `connection.verified`, `connection.broken`,
+             *     `connection.updated` for other settings, and for Search Console
+             *     `search_console.consent_refused`, `search_console.sync_failed` (the first failed sync after a
+             *     success; `details.reason` and `details.status`) and `search_console.revoked`.
              */
             action: string;
             actor: components["schemas"]["ActivityActor"];
@@ -2395,6 +2686,204 @@ export interface components {
             } | null;
             scores: components["schemas"]["CategoryScores"] | null;
         };
+        /**
+         * @description One of the user's passkeys. Its public key and credential id are never shown.
+         * @example {
+         *       "id": "0193a4e2-5555-7000-8000-000000000001",
+         *       "name": "Work laptop",
+         *       "deviceType": "multiDevice",
+         *       "backedUp": true,
+         *       "transports": [
+         *         "internal",
+         *         "hybrid"
+         *       ],
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "lastUsedAt": "2026-11-22T08:30:00.000Z"
+         *     }
+         */
+        Passkey: {
+            id: components["schemas"]["uuid"];
+            name: string;
+            deviceType: components["schemas"]["PasskeyDeviceType"];
+            /** @description True when the authenticator reports the passkey as backed up (synced). */
+            backedUp: boolean;
+            /** @description How the browser reached the authenticator when it was registered. */
+            transports: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The last sign-in with it, or null. */
+            lastUsedAt: string | null;
+        };
+        /** @description An algorithm the service accepts for the passkey's key pair (COSE: -7 ES256, -8 EdDSA, -257 RS256). */
+        PasskeyAlgorithm: {
+            /** Format: int32 */
+            alg: number;
+            /** @enum {string} */
+            type: "public-key";
+        };
+        /** @description The authenticator's answer to a sign-in, `AuthenticatorAssertionResponseJSON` of WebAuthn Level 3. */
+        PasskeyAssertion: {
+            clientDataJSON: components["schemas"]["base64url"];
+            authenticatorData: components["schemas"]["base64url"];
+            signature: components["schemas"]["base64url"];
+            /** @description The user handle the passkey was registered with; when present it must be its owner's. */
+            userHandle?: components["schemas"]["base64url"];
+        };
+        /** @description The authenticator's answer to a registration, `AuthenticatorAttestationResponseJSON` of WebAuthn Level 3. */
+        PasskeyAttestation: {
+            clientDataJSON: components["schemas"]["base64url"];
+            attestationObject: components["schemas"]["base64url"];
+            authenticatorData?: components["schemas"]["base64url"];
+            transports?: components["schemas"]["passkeyTransport"][];
+            /** Format: int32 */
+            publicKeyAlgorithm?: number;
+            publicKey?: components["schemas"]["base64url"];
+        };
+        /** @description What the authenticator must do: keep a discoverable credential and verify the user (PIN or biometrics). */
+        PasskeyAuthenticatorSelection: {
+            /** @enum {string} */
+            residentKey: "required";
+            /** @enum {boolean} */
+            requireResidentKey: true;
+            /** @enum {string} */
+            userVerification: "required";
+        };
+        /** @description Register a passkey: the challenge it answers, the browser's answer, and a name for it. */
+        PasskeyCreate: {
+            challengeId: components["schemas"]["uuid"];
+            name: components["schemas"]["passkeyName"];
+            response: components["schemas"]["PasskeyRegistrationResponse"];
+        };
+        /**
+         * @description `PublicKeyCredentialCreationOptionsJSON` of WebAuthn Level 3: pass it to
+         *     `PublicKeyCredential.parseCreationOptionsFromJSON()` (or SimpleWebAuthn's `startRegistration`),
+         *     then `navigator.credentials.create({ publicKey })`.
+         */
+        PasskeyCreationOptions: {
+            /** @description The challenge the authenticator signs (base64url); stored on the server, usable once. */
+            challenge: components["schemas"]["base64url"];
+            rp: components["schemas"]["PasskeyRelyingParty"];
+            user: components["schemas"]["PasskeyUserEntity"];
+            pubKeyCredParams: components["schemas"]["PasskeyAlgorithm"][];
+            /**
+             * Format: int32
+             * @description How long the browser waits for the user, in milliseconds: the challenge's lifetime.
+             */
+            timeout: number;
+            /**
+             * @description No attestation is asked for: the service trusts any authenticator that verifies its user.
+             * @enum {string}
+             */
+            attestation: "none";
+            excludeCredentials: components["schemas"]["PasskeyDescriptor"][];
+            authenticatorSelection: components["schemas"]["PasskeyAuthenticatorSelection"];
+            extensions: components["schemas"]["PasskeyExtensions"];
+        };
+        /** @description A passkey the authenticator should not register again (the user's existing ones). */
+        PasskeyDescriptor: {
+            /** @description The credential id. */
+            id: components["schemas"]["base64url"];
+            /** @enum {string} */
+            type: "public-key";
+            transports?: components["schemas"]["passkeyTransport"][];
+        };
+        /**
+         * @description Whether a passkey lives on one device or is synced between devices (a password manager, a platform account).
+         * @enum {string}
+         */
+        PasskeyDeviceType: "singleDevice" | "multiDevice";
+        /** @description Client extension outputs (`getClientExtensionResults()`), e.g. `{ "credProps": { "rk": true } }`; not relied on. */
+        PasskeyExtensionResults: {
+            [key: string]: unknown;
+        };
+        /** @description Extensions asked of the browser: `credProps` reports whether the credential is discoverable. */
+        PasskeyExtensions: {
+            credProps: boolean;
+        };
+        /** @description The caller's passkeys, oldest first. */
+        PasskeyList: {
+            data: components["schemas"]["Passkey"][];
+        };
+        /** @description A registration challenge: answer it within `expiresAt` with `POST /v1/passkeys`, once. */
+        PasskeyRegistrationOptions: {
+            /** @description Send it back with the browser's answer. */
+            challengeId: components["schemas"]["uuid"];
+            /**
+             * Format: date-time
+             * @description The challenge is refused after this time (5 minutes after it was issued).
+             */
+            expiresAt: string;
+            publicKey: components["schemas"]["PasskeyCreationOptions"];
+        };
+        /** @description `RegistrationResponseJSON`: what `PublicKeyCredential.toJSON()` gives after `navigator.credentials.create()`. */
+        PasskeyRegistrationResponse: {
+            /** @description The credential id (base64url). */
+            id: components["schemas"]["base64url"];
+            /** @description The same id as `id`. */
+            rawId: components["schemas"]["base64url"];
+            response: components["schemas"]["PasskeyAttestation"];
+            /** @enum {string} */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            clientExtensionResults: components["schemas"]["PasskeyExtensionResults"];
+            /** @enum {string} */
+            type: "public-key";
+        };
+        /** @description The relying party: this service, identified by the host of its public URL (`PUBLIC_URL`). */
+        PasskeyRelyingParty: {
+            name: string;
+            /** @description The RP ID: the host name of the service's public URL. */
+            id: string;
+        };
+        /**
+         * @description `PublicKeyCredentialRequestOptionsJSON` of WebAuthn Level 3, for
+         *     `PublicKeyCredential.parseRequestOptionsFromJSON()` (or SimpleWebAuthn's `startAuthentication`),
+         *     then `navigator.credentials.get({ publicKey })`. `allowCredentials` is empty: the authenticator
+         *     offers the passkeys it holds for this site, so no email is asked first.
+         */
+        PasskeyRequestOptions: {
+            challenge: components["schemas"]["base64url"];
+            /** @description The RP ID: the host name of the service's public URL. */
+            rpId: string;
+            /** Format: int32 */
+            timeout: number;
+            /** @enum {string} */
+            userVerification: "required";
+            allowCredentials: components["schemas"]["PasskeyDescriptor"][];
+        };
+        /** @description A sign-in challenge: answer it within `expiresAt` with `POST /v1/passkey-sign-in`, once. */
+        PasskeySignInOptions: {
+            challengeId: components["schemas"]["uuid"];
+            /**
+             * Format: date-time
+             * @description The challenge is refused after this time (5 minutes after it was issued).
+             */
+            expiresAt: string;
+            publicKey: components["schemas"]["PasskeyRequestOptions"];
+        };
+        /** @description Sign in with a passkey: the challenge it answers and the browser's answer. */
+        PasskeySignInRequest: {
+            challengeId: components["schemas"]["uuid"];
+            response: components["schemas"]["PasskeySignInResponse"];
+        };
+        /** @description `AuthenticationResponseJSON`: what `PublicKeyCredential.toJSON()` gives after `navigator.credentials.get()`. */
+        PasskeySignInResponse: {
+            id: components["schemas"]["base64url"];
+            rawId: components["schemas"]["base64url"];
+            response: components["schemas"]["PasskeyAssertion"];
+            /** @enum {string} */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            clientExtensionResults: components["schemas"]["PasskeyExtensionResults"];
+            /** @enum {string} */
+            type: "public-key";
+        };
+        /** @description The account a new passkey is for, as the authenticator stores it. */
+        PasskeyUserEntity: {
+            /** @description The user handle: a fixed opaque id of the user (base64url), never an email. */
+            id: components["schemas"]["base64url"];
+            /** @description The user's email, shown by the authenticator's account picker. */
+            name: string;
+            displayName: string;
+        };
         /** @description Change the caller's password: the current one proves it is the user. */
         PasswordChange: {
             currentPassword: string;
@@ -2446,7 +2935,7 @@ export interface components {
          *     page, `GET /problems/<code>` (the problem's `type`), says in words what it means and what to
          *     do next. Each value's `title` is the problem's `title`, and `x-status` its HTTP status.
          */
-        ProblemCode: string & ("validation_failed" | "link_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "invalid_two_step_code" | "two_step_expired" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "token_used" | "password_exists" | "two_step_enabled" | "two_step_not_started" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "headers_too_large" | "internal_error" | "service_unavailable");
+        ProblemCode: string & ("validation_failed" | "link_invalid" | "passkey_challenge_invalid" | "passkey_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "passkey_rejected" | "invalid_two_step_code" | "two_step_expired" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "token_used" | "password_exists" | "passkey_exists" | "two_step_enabled" | "two_step_not_started" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "search_console_unconfigured" | "search_console_refused" | "search_console_not_connected" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "sso_required" | "sso_not_configured" | "sso_state_invalid" | "sso_expired" | "sso_provider_error" | "sso_token_invalid" | "sso_user_unknown" | "headers_too_large" | "internal_error" | "service_unavailable");
         /** @description Ten single-use recovery codes, shown only here: each signs in once in place of a TOTP code. */
         RecoveryCodes: {
             recoveryCodes: string[];
@@ -2648,6 +3137,235 @@ export interface components {
          * @enum {string}
          */
         Scope: "deploys" | "search" | "workspaces" | "webhooks" | "keys";
+        /**
+         * @description How to compare: `previous` is the period of the same length that ends the day before `from`.
+         * @enum {string}
+         */
+        SearchCompare: "previous";
+        /** @description A connection waiting for consent, with the URL to grant it. */
+        SearchConsoleAuthorization: {
+            connection: components["schemas"]["SearchConsoleConnection"];
+            /**
+             * Format: uri
+             * @description Open this in a browser, signed in as a Google user with access to the property, and allow
+             *     sitehealth to read Search Console data. Google then sends the browser to
+             *     `GET /v1/search-console/callback`. Valid for one hour, once.
+             */
+            authorizationUrl: string;
+        };
+        /** @description What the callback did. */
+        SearchConsoleCallbackResult: {
+            /** @description The workspace the connection belongs to. */
+            workspaceId: components["schemas"]["uuid"];
+            /**
+             * @description `connected`: access granted and a first sync queued; `refused`: the user declined at Google (the connection stays `pending` with `lastError`).
+             * @enum {string}
+             */
+            outcome: "connected" | "refused";
+        };
+        /**
+         * @description Connect a workspace to a Search Console property.
+         * @example {
+         *       "siteUrl": "https://www.example.com/"
+         *     }
+         */
+        SearchConsoleConnect: {
+            /** @description The property to read, as Search Console lists it. */
+            siteUrl: components["schemas"]["searchConsoleProperty"];
+        };
+        /**
+         * @description A workspace's Search Console connection. Search data is read with OAuth 2.0 on behalf of the
+         *     Google user who granted access (scope `webmasters.readonly`); the refresh token is stored
+         *     encrypted and never returned. Once connected, a sync runs every day (at 05:00 UTC, once
+         *     whatever the number of workers) and reads the days since the last sync plus the 3 before,
+         *     which Search Console still revises; the first sync reads the last 90 days (the operator's
+         *     `SEARCH_SYNC_BACKFILL_DAYS`). A sync replaces each day it read, by date, page, query, country
+         *     and device, and the per-page totals. Days Search Console reports as incomplete, and the last 3
+         *     days read, are provisional: `GET /v1/search-performance` shows them, deploy impact leaves them
+         *     out until a later sync makes them final. A failed sync is shown here (`state`, `lastError`)
+         *     and recorded in the activity feed (`search_console.sync_failed`, `search_console.revoked`).
+         * @example {
+         *       "id": "0193a4e2-7c1f-7b3a-9a52-3f0c1d2e4c09",
+         *       "workspaceId": "0193a4e2-0000-7000-8000-000000000001",
+         *       "siteUrl": "https://www.example.com/",
+         *       "state": "connected",
+         *       "connectedAt": "2026-11-21T10:05:00.000Z",
+         *       "lastSyncAt": "2026-11-22T05:00:04.000Z",
+         *       "syncedThrough": "2026-11-21",
+         *       "lastSyncRows": 48210,
+         *       "lastSyncMs": 3120,
+         *       "lastError": null,
+         *       "lastErrorAt": null,
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "updatedAt": "2026-11-22T05:00:04.000Z"
+         *     }
+         */
+        SearchConsoleConnection: {
+            id: components["schemas"]["uuid"];
+            workspaceId: components["schemas"]["uuid"];
+            /** @description The Search Console property read. */
+            siteUrl: string;
+            state: components["schemas"]["SearchConsoleState"];
+            /** @description When access was granted, or null while pending. */
+            connectedAt: string | null;
+            /** @description When the last sync finished (successfully or not), or null before the first. */
+            lastSyncAt: string | null;
+            /** @description The newest day the last successful sync read, or null. */
+            syncedThrough: string | null;
+            /** @description Rows (date, page, query, country, device) the last successful sync stored, or null. */
+            lastSyncRows: number | null;
+            /** @description How long the last successful sync took, in milliseconds, or null. */
+            lastSyncMs: number | null;
+            /** @description What went wrong last (Search Console's error, a refused token, consent refused at Google), or null. Cleared by the next success. */
+            lastError: string | null;
+            /** @description When `lastError` happened, or null. */
+            lastErrorAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description Where a Search Console connection stands. `pending`: waiting for the user to grant access at
+         *     Google (`authorizationUrl`); `connected`: the refresh token works and syncs run daily;
+         *     `failing`: the last sync failed (Search Console refused or did not answer; see `lastError`),
+         *     the next one tries again; `revoked`: Google refused the refresh token (access was removed in
+         *     the Google account, or it expired): connect again to resume.
+         * @enum {string}
+         */
+        SearchConsoleState: "pending" | "connected" | "failing" | "revoked";
+        /**
+         * @description Search Console's device categories.
+         * @enum {string}
+         */
+        SearchDevice: "desktop" | "mobile" | "tablet";
+        /**
+         * @description What `GET /v1/search-performance` groups its rows by.
+         * @enum {string}
+         */
+        SearchDimension: "date" | "page" | "query" | "country" | "device";
+        /**
+         * @description Search performance of a workspace over a period: totals, the compared period's totals and one
+         *     row per value of the requested dimension, a page at a time.
+         *
+         *     **Where the numbers come from.** Search Console's data, synced daily (see the Search Console
+         *     connection) or imported from CSV by an operator. Each day and page has its totals; each day,
+         *     page, query, country and device may also have its own row (the detailed data). A request by
+         *     `date` or `page` without a `query`, `country` or `device` filter reads the per-page totals,
+         *     which include clicks on queries Search Console anonymizes; any other request reads the detailed
+         *     data, which does not. So, as in Search Console itself, the sum of a site's queries is usually a
+         *     little below its total.
+         *
+         *     **Traffic.** What the dashboard and the digests call *traffic* is this data summed by day and
+         *     page: clicks and impressions per day (`dimension=date`) and per page (`dimension=page`), with no
+         *     query, country or device filter. Deploy impact (`Impact`) reads the same per-day totals.
+         *
+         *     **Provisional days.** Search Console revises its most recent days: `provisionalFrom` is the
+         *     first day of the period whose data may still change (null when none may). Such days are
+         *     included here, and left out of deploy impact until a later sync or import makes them final.
+         * @example {
+         *       "workspaceId": "0193a4e2-0000-7000-8000-000000000001",
+         *       "dimension": "query",
+         *       "period": {
+         *         "from": "2026-10-01",
+         *         "to": "2026-10-28"
+         *       },
+         *       "comparePeriod": {
+         *         "from": "2026-09-03",
+         *         "to": "2026-09-30"
+         *       },
+         *       "totals": {
+         *         "clicks": 1520,
+         *         "impressions": 48210,
+         *         "ctr": 0.0315,
+         *         "position": 8.4
+         *       },
+         *       "compareTotals": {
+         *         "clicks": 1411,
+         *         "impressions": 45002,
+         *         "ctr": 0.0314,
+         *         "position": 8.9
+         *       },
+         *       "provisionalFrom": "2026-10-26",
+         *       "data": [
+         *         {
+         *           "key": "site health monitoring",
+         *           "clicks": 210,
+         *           "impressions": 3020,
+         *           "ctr": 0.0695,
+         *           "position": 3.2
+         *         }
+         *       ],
+         *       "meta": {
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        SearchPerformanceResult: {
+            workspaceId: components["schemas"]["uuid"];
+            dimension: components["schemas"]["SearchDimension"];
+            period: components["schemas"]["SearchPeriod"];
+            /** @description The period before, of the same length (with `compare=previous`), else null. */
+            comparePeriod: components["schemas"]["SearchPeriod"] | null;
+            /** @description Totals of the period, filters applied. */
+            totals: components["schemas"]["SearchTotals"];
+            /** @description Totals of `comparePeriod`, filters applied; null without `compare`. */
+            compareTotals: components["schemas"]["SearchTotals"] | null;
+            /** @description The first day of the period whose data Search Console may still revise; null when none. */
+            provisionalFrom: string | null;
+            /** @description One row per value of `dimension`: by date oldest first, otherwise most clicks first (then by key). */
+            data: components["schemas"]["SearchPerformanceRow"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** @description One row: the dimension's value and its totals over the period. */
+        SearchPerformanceRow: {
+            /**
+             * Format: int64
+             * @description Clicks from Google Search results.
+             */
+            clicks: number;
+            /**
+             * Format: int64
+             * @description Times a result linked to the site was shown.
+             */
+            impressions: number;
+            /** @description `clicks / impressions`, 0 to 1; null without impressions. */
+            ctr: number | null;
+            /** @description Average position of the site's best result, weighted by impressions (1 is the top); null when no row carries one. */
+            position: number | null;
+            /** @description The value of the requested dimension: a day (`YYYY-MM-DD`), a page URL, a query, a country or a device; `""` for rows without one. */
+            key: string;
+        };
+        /** @description The period a response covers. */
+        SearchPeriod: {
+            /**
+             * Format: date
+             * @description First day, inclusive.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day, inclusive.
+             */
+            to: string;
+        };
+        /** @description Clicks, impressions, click-through rate and average position of a set of rows. */
+        SearchTotals: {
+            /**
+             * Format: int64
+             * @description Clicks from Google Search results.
+             */
+            clicks: number;
+            /**
+             * Format: int64
+             * @description Times a result linked to the site was shown.
+             */
+            impressions: number;
+            /** @description `clicks / impressions`, 0 to 1; null without impressions. */
+            ctr: number | null;
+            /** @description Average position of the site's best result, weighted by impressions (1 is the top); null when no row carries one. */
+            position: number | null;
+        };
         /**
          * @description A signed-in session: one browser or device.
          * @example {
@@ -2973,6 +3691,86 @@ export interface components {
             deployId: components["schemas"]["uuid"] | null;
             /** @description The new findings, with likely causes among the deploy's changes. */
             findings: components["schemas"]["DeployCrawlFinding"][];
+        };
+        /**
+         * @description Where to send the browser next.
+         * @example {
+         *       "authorizationUrl": "https://login.acme.example/authorize?response_type=code&client_id=sitehealth&redirect_uri=https%3A%2F%2Fsitehealth.example%2Fv1%2Fsso%2Fcallback&scope=openid+email&state=Yk3...&nonce=q9P...&code_challenge=E9M...&code_challenge_method=S256",
+         *       "expiresAt": "2026-11-21T10:10:00.000Z"
+         *     }
+         */
+        SsoAuthorization: {
+            /** @description The provider's authorization URL (authorization code with PKCE S256, state and nonce). */
+            authorizationUrl: string;
+            /**
+             * Format: date-time
+             * @description The attempt ends then (10 minutes after it started).
+             */
+            expiresAt: string;
+        };
+        /**
+         * @description The account's single sign-on, as configured: never the client secret.
+         * @example {
+         *       "accountId": "0193a4e2-aaaa-7000-8000-000000000001",
+         *       "issuer": "https://login.acme.example",
+         *       "clientId": "sitehealth",
+         *       "required": false,
+         *       "redirectUri": "https://sitehealth.example/v1/sso/callback",
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "updatedAt": "2026-11-21T10:00:00.000Z"
+         *     }
+         */
+        SsoSettings: {
+            accountId: components["schemas"]["uuid"];
+            /** @description The provider's issuer, as its discovery document (`/.well-known/openid-configuration`) names it. */
+            issuer: string;
+            /** @description The client id the provider gave this service. */
+            clientId: string;
+            /** @description While true, the account's users sign in through the provider only (password and passkey sign-ins are `403 sso_required`). */
+            required: boolean;
+            /** @description The redirect URI to register at the provider: `PUBLIC_URL` + `/v1/sso/callback`. */
+            redirectUri: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description The account's single sign-on. The provider is discovered from `issuer` before anything is
+         *     stored: an issuer that cannot be discovered is `400 sso_provider_error` and changes nothing.
+         * @example {
+         *       "issuer": "https://login.acme.example",
+         *       "clientId": "sitehealth",
+         *       "clientSecret": "s3cr3t-from-the-provider",
+         *       "required": false
+         *     }
+         */
+        SsoSettingsUpdate: {
+            issuer: components["schemas"]["issuerUrl"];
+            clientId: string;
+            /**
+             * @description The client secret the provider gave this service (it authenticates with
+             *     `client_secret_basic`). Stored encrypted with the server's `SECRETS_KEY` and never shown
+             *     again. Required the first time; omitted later, the stored secret is kept.
+             */
+            clientSecret?: string;
+            /**
+             * @description Require single sign-on for the account's users; default false.
+             * @default false
+             */
+            required?: boolean;
+        };
+        /**
+         * @description Start signing in through the account's provider: by the user's email, or by the account's id (exactly one).
+         * @example {
+         *       "email": "dana@acme.example"
+         *     }
+         */
+        SsoStart: {
+            /** @description The user's email: the account of the user with this address. */
+            email?: components["schemas"]["emailAddress"];
+            /** @description Or the account itself. */
+            accountId?: components["schemas"]["uuid"];
         };
         /** @description Confirm the setup with a code the app shows. */
         TwoStepConfirm: {
@@ -3327,11 +4125,20 @@ export interface components {
             check_time?: components["schemas"]["wallTime"];
             crawl_schedule?: components["schemas"]["CrawlSchedule"];
         };
+        /** @description Binary data of WebAuthn as base64url without padding (RFC 4648 section 5), as browsers' `toJSON()` gives it. */
+        base64url: string;
+        /** @description A value the provider sends back to the callback. */
+        callbackValue: string;
         /**
          * @description A commit SHA: 7 to 64 hexadecimal characters. Stored lower case, so `ABC1234` and `abc1234` name the same deploy.
          * @example 3f9c2ab
          */
         commitSha: string;
+        /**
+         * @description A country as Search Console names it: ISO 3166-1 alpha-3 (`usa`, `deu`), any letter case.
+         * @example usa
+         */
+        countryAlpha3: string;
         /**
          * @description An email address, up to 320 characters.
          * @example dana@acme.example
@@ -3347,6 +4154,18 @@ export interface components {
          */
         hostBaseUrl: string;
         /**
+         * @description An OpenID Connect issuer: an `https` URL (or `http` on a server with `ALLOW_PRIVATE_NETWORK=1`), up to 500 characters.
+         * @example https://login.acme.example
+         */
+        issuerUrl: string;
+        /**
+         * @description A name the user gives a passkey, to tell them apart in the list ("Work laptop", "Phone").
+         * @example Work laptop
+         */
+        passkeyName: string;
+        /** @description How a browser can reach an authenticator (`usb`, `nfc`, `ble`, `internal`, `hybrid`, `smart-card`, ...): kept as given. */
+        passkeyTransport: string;
+        /**
          * @description A password, 10 to 200 characters. Stored only as a memory-hard digest (scrypt, N=2^15, r=8,
          *     p=1, a 16-byte salt per password); it is never logged or shown again.
          * @example correct horse battery
@@ -3357,6 +4176,11 @@ export interface components {
          * @example acme/site
          */
         repositoryPath: string;
+        /**
+         * @description A Search Console property: a URL prefix (`https://www.example.com/`) or a domain (`sc-domain:example.com`). Up to 2,048 characters.
+         * @example https://www.example.com/
+         */
+        searchConsoleProperty: string;
         /** @description A Standard Webhooks signing secret: `whsec_` and base64, up to 255 characters. */
         signingToken: string;
         /** @description An unsubscribe token, from the link or the `List-Unsubscribe` header of a digest. */
@@ -3400,6 +4224,13 @@ export interface components {
          *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
          *     operation is a good choice. The SDK sends one of its own on every POST it retries.
          *     Up to 255 printable ASCII characters.
+         *
+         *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+         *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+         *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+         *     sent with that same API key can read the answer again, and the stored row reveals neither the
+         *     answer nor the request body to anyone holding the database alone, the operator's
+         *     `SECRETS_KEY` included.
          */
         IdempotencyKey: string;
     };
@@ -3443,7 +4274,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3453,7 +4285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3576,7 +4408,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3586,7 +4419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3708,7 +4541,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3718,7 +4552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3856,7 +4690,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3866,7 +4701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3984,7 +4819,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3994,7 +4830,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4118,7 +4954,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4128,7 +4965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4168,7 +5005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4284,7 +5121,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4294,7 +5132,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4404,6 +5242,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -4429,7 +5274,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4439,7 +5285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4479,7 +5325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4586,7 +5432,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4596,7 +5443,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4716,7 +5563,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4833,7 +5681,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4972,7 +5821,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5091,7 +5941,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5123,7 +5974,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5227,7 +6078,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5237,7 +6089,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5355,7 +6207,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5365,7 +6218,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5481,7 +6334,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5491,7 +6345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5611,7 +6465,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5621,7 +6476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5757,7 +6612,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5767,7 +6623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5885,7 +6741,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5895,7 +6752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5935,7 +6792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6026,7 +6883,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6036,7 +6894,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6076,7 +6934,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6183,7 +7041,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6193,7 +7052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6233,7 +7092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6342,7 +7201,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6352,7 +7212,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6392,7 +7252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6412,6 +7272,808 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: the body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_registrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyRegistrationOptions"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PasskeySignIn_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeySignInRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful sign-in: the session cookie, and the person signed in. */
+            200: {
+                headers: {
+                    /**
+                     * @description `sitehealth_session=<token>; Path=/; HttpOnly; SameSite=Lax; Max-Age=2592000`, with `Secure`
+                     *     unless the service's public URL is a loopback address.
+                     */
+                    "set-cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sign_in_throttled`: too many failed sign-ins; nothing was checked. */
+            429: {
+                headers: {
+                    /** @description Seconds until the throttling window ends. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PasskeySignIn_options: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeySignInOptions"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sign_in_throttled`: too many failed sign-ins; nothing was checked. */
+            429: {
+                headers: {
+                    /** @description Seconds until the throttling window ends. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyList"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6499,7 +8161,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6594,7 +8257,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6665,6 +8329,313 @@ export interface operations {
             };
         };
     };
+    SearchConsoleCallback_complete: {
+        parameters: {
+            query: {
+                /** @description The `state` of the `authorizationUrl`. */
+                state: string;
+                /** @description The authorization code, when the user allowed access. */
+                code?: string;
+                /** @description Google's error when the user declined (`access_denied`). */
+                error?: string;
+                /** @description The scopes granted, as Google lists them. */
+                scope?: string;
+                /** @description Google's own parameters, ignored: which signed-in account answered. */
+                authuser?: string;
+                /** @description Google's own parameter, ignored: the prompt shown. */
+                prompt?: string;
+                /** @description Google's own parameter, ignored: the Workspace domain of the account. */
+                hd?: string;
+                /** @description Google's own parameter, ignored: the issuer. */
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchConsoleCallbackResult"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `repository_unreachable`: the host refused the token or the repository, or could not be reached. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchPerformance_get: {
+        parameters: {
+            query: {
+                /** @description The workspace. */
+                workspace_id: components["schemas"]["uuid"];
+                /** @description First day of the period (inclusive). */
+                from: string;
+                /** @description Last day of the period (inclusive); the period holds at most 487 days. */
+                to: string;
+                /** @description What the rows are grouped by. */
+                dimension?: components["schemas"]["SearchDimension"];
+                /** @description Only this page (an absolute URL; matched on its normalised form). */
+                page?: string;
+                /** @description Only this search query (exact). */
+                query?: string;
+                /** @description Only this country (ISO 3166-1 alpha-3, such as `usa`; any letter case). */
+                country?: components["schemas"]["countryAlpha3"];
+                /** @description Only this device. */
+                device?: components["schemas"]["SearchDevice"];
+                /** @description `previous`: also the totals of the period of the same length just before. */
+                compare?: components["schemas"]["SearchCompare"];
+                /** @description How many rows, 1 to 1000. */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page (opaque; pass the same parameters). See `PageMeta`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchPerformanceResult"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     Sessions_list: {
         parameters: {
             query?: never;
@@ -6687,7 +8658,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6697,7 +8669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6821,7 +8793,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6831,7 +8804,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6943,7 +8916,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6953,7 +8927,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7082,7 +9056,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7092,7 +9067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7202,6 +9177,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7236,7 +9218,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7246,7 +9229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7385,7 +9368,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7395,7 +9379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7515,7 +9499,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7525,7 +9510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7654,7 +9639,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7664,7 +9650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7774,6 +9760,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7808,7 +9801,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7818,7 +9812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7957,7 +9951,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7967,7 +9962,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8092,7 +10087,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8102,7 +10098,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8198,6 +10194,671 @@ export interface operations {
             };
         };
     };
+    SsoSignIn_callback: {
+        parameters: {
+            query?: {
+                /** @description The authorization code. */
+                code?: components["schemas"]["callbackValue"];
+                /** @description The attempt's state, as `start` sent it. */
+                state?: components["schemas"]["callbackValue"];
+                /** @description The issuer (RFC 9207), when the provider sends it. */
+                iss?: components["schemas"]["callbackValue"];
+                /** @description The provider's error code, when it refused. */
+                error?: components["schemas"]["callbackValue"];
+                error_description?: components["schemas"]["callbackValue"];
+                error_uri?: components["schemas"]["callbackValue"];
+                session_state?: components["schemas"]["callbackValue"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: {
+                /** @description The cookie `start` set in this browser. */
+                sitehealth_sso?: components["schemas"]["callbackValue"];
+            };
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: the session cookie is set and the browser goes to the service's public URL. */
+            302: {
+                headers: {
+                    /** @description `PUBLIC_URL` + `/`. */
+                    location: string;
+                    /** @description The session cookie, as `POST /v1/sessions` sets it. */
+                    "set-cookie": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SingleSignOn_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoSettings"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SingleSignOn_configure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoSettings"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SingleSignOn_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SsoSignIn_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SsoStart"];
+            };
+        };
+        responses: {
+            /** @description The attempt, and the cookie that binds it to this browser. */
+            200: {
+                headers: {
+                    /**
+                     * @description `sitehealth_sso=<random>; Path=/v1/sso/callback; HttpOnly; SameSite=Lax; Max-Age=600`, with
+                     *     `Secure` unless the service's public URL is a loopback address.
+                     */
+                    "set-cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoAuthorization"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     TwoStepSignIn_complete: {
         parameters: {
             query?: never;
@@ -8229,7 +10890,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8239,7 +10901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8353,7 +11015,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8385,7 +11048,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8475,7 +11138,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8507,7 +11171,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8593,7 +11257,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8603,7 +11268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8713,6 +11378,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -8738,7 +11410,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8748,7 +11421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8788,7 +11461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8895,7 +11568,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8905,7 +11579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9029,7 +11703,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9039,7 +11714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9175,7 +11850,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9185,7 +11861,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9314,7 +11990,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9324,7 +12001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9445,7 +12122,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9455,7 +12133,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9565,6 +12243,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9589,7 +12274,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9599,7 +12285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9639,7 +12325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9718,6 +12404,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9741,7 +12434,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9751,7 +12445,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9791,7 +12485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9878,7 +12572,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9888,7 +12583,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9998,6 +12693,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10023,7 +12725,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10033,7 +12736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10082,7 +12785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10189,7 +12892,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10199,7 +12903,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10323,7 +13027,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10333,7 +13038,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10469,7 +13174,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10479,7 +13185,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10599,7 +13305,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10609,7 +13316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10719,6 +13426,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10746,7 +13460,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10756,7 +13471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10796,7 +13511,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10917,7 +13632,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10927,7 +13643,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11073,7 +13789,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11083,7 +13800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11203,7 +13920,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11213,7 +13931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11337,7 +14055,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11347,7 +14066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11387,7 +14106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11493,7 +14212,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11503,7 +14223,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11623,7 +14343,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11633,7 +14354,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11758,7 +14479,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11768,7 +14490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11808,7 +14530,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11914,7 +14636,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11924,7 +14647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11964,7 +14687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12053,7 +14776,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -12063,7 +14787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12187,7 +14911,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -12197,7 +14922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12339,7 +15064,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -12349,7 +15075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12445,6 +15171,617 @@ export interface operations {
             };
         };
     };
+    SearchConsole_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchConsoleConnection"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchConsole_connect: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchConsoleConnect"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchConsoleAuthorization"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchConsole_disconnect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchConsole_sync: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchConsoleConnection"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
 }
 
 /** Query parameters with a default, per operation: filled in by the server before a handler runs. */
@@ -12453,6 +15790,7 @@ export interface operationQueryDefaults {
     ApiKeys_list: "limit";
     Deploys_list: "limit";
     Logs_list: "days" | "limit";
+    SearchPerformance_get: "dimension" | "limit";
     SiteChecks_list: "limit";
     SiteCrawls_list: "limit";
     SiteCrawls_get: "limit";

@@ -23,9 +23,11 @@ type Defaulted<K extends OperationId> = K extends keyof operationQueryDefaults ?
 
 /** The query as a handler sees it: validation has filled in every default (e.g. limit=50), so those are required. */
 export type QueryOf<K extends OperationId> = QueryParams<K> & { [P in Defaulted<K> & keyof QueryParams<K>]-?: NonNullable<QueryParams<K>[P]> };
+/** The cookies the operation declares (`@cookie`), as the browser sent them; absent ones are undefined. */
+export type CookiesOf<K extends OperationId> = Op<K>['parameters'] extends { cookie?: infer C } ? Partial<NonNullable<C>> : Record<string, never>;
 export type PathOf<K extends OperationId> = Op<K>['parameters'] extends { path: infer P } ? P : Record<string, never>;
 
-type SuccessStatus = 200 | 201 | 202 | 204;
+type SuccessStatus = 200 | 201 | 202 | 204 | 302;
 
 type Headers = Record<string, string>;
 
@@ -45,6 +47,7 @@ export interface HandlerContext<K extends OperationId> {
   path: PathOf<K>;
   query: QueryOf<K>;
   body: RequestBody<K>;
+  cookies: CookiesOf<K>;
   auth: AuthContext;
   /** Workspace visibility and roles for this request (404 before 403). */
   access: WorkspaceGuard;

@@ -150,6 +150,13 @@ for (const engine of engines()) {
         body: { email: `hostile.${Math.random().toString(36).slice(2)}@example.com`, role: 'viewer' },
         readBack: async (res) => (await api.call('GET', `/v1/workspaces/${o.workspaceId}/invitations`, { key: o.apiKey })).body.data.find((i: { id: string }) => i.id === res.body.id),
       }),
+      // This server has no Google OAuth client: a valid body is 503 search_console_unconfigured; hostile ones are 400 first.
+      SearchConsole_connect: () => ({
+        method: 'POST',
+        path: `/v1/workspaces/${o.workspaceId}/search-console`,
+        body: { siteUrl: 'sc-domain:example.com' },
+        readBack: async () => null,
+      }),
       InvitationAcceptance_accept: () => ({
         method: 'POST',
         path: '/v1/invitations/accept',
@@ -179,6 +186,19 @@ for (const engine of engines()) {
         method: 'POST',
         path: '/v1/password-reset/complete',
         body: { token: 'shrst_not-a-real-token', password: 'a new password here' },
+        readBack: async () => null,
+      }),
+      // The issuer is a private address on a server without ALLOW_PRIVATE_NETWORK: refused before anything is stored.
+      SingleSignOn_configure: () => ({
+        method: 'PUT',
+        path: '/v1/sso/settings',
+        body: { issuer: 'https://127.0.0.1', clientId: 'sitehealth', clientSecret: 'a client secret' },
+        readBack: async () => null,
+      }),
+      SsoSignIn_start: () => ({
+        method: 'POST',
+        path: '/v1/sso/start',
+        body: { email: `hostile.${Math.random().toString(36).slice(2)}@example.com` },
         readBack: async () => null,
       }),
       TwoStepSignIn_complete: () => ({
@@ -212,6 +232,27 @@ for (const engine of engines()) {
         method: 'POST',
         path: '/v1/email-verification/complete',
         body: { token: 'shver_not-a-real-token' },
+        readBack: async () => null,
+      }),
+      // No challenge of these ids exists: a body that passes validation is refused with a 400.
+      Passkeys_create: () => ({
+        method: 'POST',
+        path: '/v1/passkeys',
+        body: {
+          challengeId: crypto.randomUUID(),
+          name: 'Laptop',
+          response: { id: 'AQID', rawId: 'AQID', type: 'public-key', authenticatorAttachment: 'platform', clientExtensionResults: {}, response: { clientDataJSON: 'e30', attestationObject: 'oA', authenticatorData: 'AA', transports: ['usb'], publicKey: 'AA' } },
+        },
+        readBack: async () => null,
+        session,
+      }),
+      PasskeySignIn_create: () => ({
+        method: 'POST',
+        path: '/v1/passkey-sign-in',
+        body: {
+          challengeId: crypto.randomUUID(),
+          response: { id: 'AQID', rawId: 'AQID', type: 'public-key', authenticatorAttachment: 'platform', clientExtensionResults: {}, response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA', userHandle: 'AA' } },
+        },
         readBack: async () => null,
       }),
     };

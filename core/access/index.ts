@@ -30,9 +30,26 @@ export {
   getSession,
   revokeSession,
   revokeSessionsOf,
+  SsoRequired,
   type ClientInfo,
   type SignInMethod,
 } from './sessions.ts';
+export {
+  SSO_BINDING_COOKIE,
+  SSO_ATTEMPT_TTL_MS,
+  ssoSettings,
+  getSsoSettings,
+  configureSso,
+  removeSso,
+  startSso,
+  completeSso,
+  bindingCookie,
+  redirectUriOf,
+  ssoRetention,
+  resealSsoSecrets,
+  type SsoSettings,
+  type CallbackQuery,
+} from './sso.ts';
 export { hashPassword, verifyPassword } from './passwords.ts';
 export {
   signInWithPassword,
@@ -81,3 +98,14 @@ export {
   acceptInvitation,
   INVITATION_TTL_MS,
 } from './invitations.ts';
+export {
+  passkeyRegistrationOptions,
+  registerPasskey,
+  listPasskeys,
+  removePasskey,
+  passkeySignInOptions,
+  signInWithPasskey,
+  passkeyRetention,
+  CHALLENGE_TTL_MS,
+  SIGN_IN_CHALLENGES_PER_ADDRESS,
+} from './passkeys.ts';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Schemas } from '../contract/index.ts';
-import { Session, User, withTransaction, type DbOrTrx } from '../db/index.ts';
-import { NotFound, isUuid, newId, nowMs, toIso } from '../platform/index.ts';
+import { Session, SsoSettingsRow, User, withTransaction, type DbOrTrx } from '../db/index.ts';
+import { DomainError, NotFound, isUuid, newId, nowMs, toIso } from '../platform/index.ts';
 import { sessionActor, userSecurityEvent, type Actor } from '../activity/index.ts';
 import { twoStepStatus } from './two-step.ts';
 
@@ -50,10 +50,15 @@ export function csrfMatches(sessionToken: string, sent: string): boolean {
   return expected.length === given.length && crypto.timingSafeEqual(expected, given);
 }
 
+/** Cookies are Secure unless the service's public URL is a loopback address (local development). */
+export function servedFromLoopback(publicUrl: string): boolean {
+  const host = new URL(publicUrl).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}
+
 /** The cookie's attributes (spec/sign-in.tsp SessionCookie): Secure unless the service is served from loopback. */
 export function sessionCookie(token: string | null, publicUrl: string): string {
-  const host = new URL(publicUrl).hostname;
-  const loopback = host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+  const loopback = servedFromLoopback(publicUrl);
   const value = token ?? '';
   const maxAge = token === null ? 0 : SESSION_LIFETIME_MS / 1000;
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${loopback ? '' : '; Secure'}`;
@@ -81,6 +86,22 @@ export function sessionToApi(s: Session, currentId: string | null): Schemas['Ses
   };
 }
 
+export class SsoRequired extends DomainError {
+  constructor() {
+    super(403, 'sso_required', 'Single sign-on required', "This account requires single sign-on: sign in through the account's identity provider (POST /v1/sso/start).");
+  }
+}
+
+/**
+ * While the user's account requires single sign-on (spec/sso.tsp), a session starts only through
+ * it: every way of signing in starts its session here, so this is the one place that refuses.
+ */
+async function assertMethodAllowed(db: DbOrTrx, accountId: string, method: SignInMethod): Promise<void> {
+  if (method === 'sso') return;
+  const sso = await SsoSettingsRow.query(db).findById(accountId).select('required');
+  if (sso && (sso.required === true || Number(sso.required) === 1)) throw new SsoRequired();
+}
+
 /**
  * Starts a session for a user who has proved who they are (session.signed_in), in the caller's
  * transaction when there is one. The token is returned once, for the cookie.
@@ -89,6 +110,7 @@ export async function startSession(db: DbOrTrx, f: { userId: string; method: Sig
   return withTransaction(db, async (trx) => {
     const user = await User.query(trx).findById(f.userId).select('id', 'account_id', 'email');
     if (!user) throw new NotFound();
+    await assertMethodAllowed(trx, user.account_id, f.method);
     const token = TOKEN_PREFIX + crypto.randomBytes(32).toString('base64url');
     const now = nowMs();
     const session = await Session.query(trx).insert({

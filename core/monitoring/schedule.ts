@@ -2,9 +2,14 @@ import { Workspace, runSql, withTransaction, type Db, type DbOrTrx } from '../db
 import { queueCheckNow } from '../checks/index.ts';
 import { queueCrawlNow } from '../crawls/index.ts';
 import { nowMs } from '../platform/index.ts';
+import { queueSync, syncableConnections } from '../search-console/index.ts';
 import { latestSlot, type SlotSchedule } from './slots.ts';
 
-export type RunKind = 'check' | 'crawl';
+/** `search`: a Search Console sync (spec/search-console.tsp). */
+export type RunKind = 'check' | 'crawl' | 'search';
+
+/** When the daily Search Console sync of every connected workspace is due (UTC): Google has yesterday's first figures by then. */
+export const SEARCH_SYNC_TIME = '05:00';
 
 /** What a slot is claimed for: a workspace's scheduled check or crawl, or its digests (core/digests). */
 export type SlotKind = RunKind | 'digest.daily' | 'digest.weekly';
@@ -14,7 +19,7 @@ export interface ScheduledRun {
   kind: RunKind;
   /** The slot it runs for (epoch ms). */
   slotAt: number;
-  /** The check or crawl that serves it: a new one, or one already queued to run now. */
+  /** The check or crawl that serves it: a new one, or one already queued to run now (for a sync: its job). */
   runId: string;
 }
 
@@ -47,7 +52,7 @@ export async function claimedSlots(db: DbOrTrx, kinds: SlotKind[]): Promise<Map<
 }
 
 /**
- * Queues the scheduled checks and crawls that are due at `now`: for each workspace whose schedule
+ * Queues the scheduled checks, crawls and Search Console syncs that are due at `now`: for each workspace whose schedule
  * is on, the newest slot at or before `now`, unless it was claimed already or comes before the
  * schedule was set (or the workspace created). Only the newest slot counts, so a worker that was
  * down catches up once, not once per missed slot. The claim and the queued run commit together.
@@ -57,7 +62,7 @@ export async function runSchedules(db: Db, now: number = nowMs()): Promise<Sched
   const workspaces = await Workspace.query(db)
     .where((w) => w.whereNot('check_schedule', 'off').orWhereNot('crawl_schedule', 'off'))
     .select('id', 'timezone', 'check_schedule', 'check_time', 'crawl_schedule', 'created_at', 'schedule_changed_at');
-  const claimed = await claimedSlots(db, ['check', 'crawl']);
+  const claimed = await claimedSlots(db, ['check', 'crawl', 'search']);
   const out: ScheduledRun[] = [];
   for (const w of workspaces) {
     const since = Math.max(Number(w.created_at), Number(w.schedule_changed_at ?? 0));
@@ -74,6 +79,16 @@ export async function runSchedules(db: Db, now: number = nowMs()): Promise<Sched
       });
       if (run) out.push({ workspaceId: w.id, kind, slotAt, runId: run });
     }
+  }
+  // Search Console syncs: one slot a day for every connection that can sync, claimed like the others.
+  const searchSlot = latestSlot('daily', SEARCH_SYNC_TIME, 'UTC', now);
+  for (const c of await syncableConnections(db)) {
+    if (searchSlot <= c.since || searchSlot <= (claimed.get(`${c.workspaceId} search`) ?? -Infinity)) continue;
+    const job = await withTransaction(db, async (trx) => {
+      if (!(await claimSlot(trx, c.workspaceId, 'search', searchSlot, now))) return null;
+      return queueSync(trx, { id: c.id, workspace_id: c.workspaceId });
+    });
+    if (job) out.push({ workspaceId: c.workspaceId, kind: 'search', slotAt: searchSlot, runId: job });
   }
   return out;
 }

@@ -40,6 +40,13 @@ function namingField(state: OperationState): (ReferencingField & { id: string })
   return typeof id === 'string' ? { in: source.from, name: source.name, id } : null;
 }
 
+/** The cookies the operation declares (`@cookie` in spec/), and nothing else the browser sent. */
+function declaredCookies(ctx: Context, state: OperationState): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const p of state.op.parameters) if (p.in === 'cookie') out[p.name] = ctx.cookies.get(p.name) || undefined;
+  return out;
+}
+
 /** Runs the operation's handler and writes its reply. */
 export function dispatch(handler: AnyHandler, o: { db: Db; config: Config; log: Logger; mail: Mailer }) {
   return async (ctx: Context): Promise<void> => {
@@ -48,6 +55,7 @@ export function dispatch(handler: AnyHandler, o: { db: Db; config: Config; log: 
       path: state.params as never,
       query: state.query as never,
       body: state.body as never,
+      cookies: declaredCookies(ctx, state) as never,
       auth: state.auth!,
       access: state.access,
       db: o.db,
@@ -65,6 +73,9 @@ export function dispatch(handler: AnyHandler, o: { db: Db; config: Config; log: 
     if (reply.html !== undefined) {
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = reply.html;
+    } else if (reply.body === undefined && reply.status !== 204) {
+      // A redirect's Location says where; Koa would otherwise write its status text as the body.
+      ctx.body = '';
     } else if (reply.status !== 204) {
       // Serialized once here: given an object, Koa stringifies it to learn its length (asked by
       // koa-compress) and again to send it, which on a page of large deploys is seconds of CPU.

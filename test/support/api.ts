@@ -102,7 +102,8 @@ export class TestApi {
       payload = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(url, { method, headers, body: payload as BodyInit | undefined });
+    // A redirect (the single sign-on callback's 302) is an answer to check, not to follow.
+    const res = await fetch(url, { method, headers, body: payload as BodyInit | undefined, redirect: 'manual' });
     const text = await res.text();
     const contentType = res.headers.get('content-type') ?? '';
     let body: unknown = text;
