@@ -157,7 +157,7 @@ await runBenchmark(scratch, async () => {
     const defs: Array<[string, string, number, string]> = [
       ['large: by query, 28 days, compare=previous', large, 28, '&dimension=query&compare=previous'],
       ['large: by page, 28 days (per-page totals)', large, 28, '&dimension=page'],
-      ['large: by date, 16 months (per-page totals)', large, 487, '&dimension=date'],
+      ['large: by date, 16 months (day totals)', large, 487, '&dimension=date'],
       ['large: by country, device=mobile, 28 days', large, 28, '&dimension=country&device=mobile'],
       ['large: by device, one query, 90 days', large, 90, `&dimension=device&query=${encodeURIComponent(queryText(3))}`],
       ['large: by query, 90 days', large, 90, '&dimension=query'],
@@ -168,15 +168,18 @@ await runBenchmark(scratch, async () => {
       { label: `${defs[0][0]}, 10 connections`, server, target: target(paths(large, 28, defs[0][3])), connections: 10 },
     ];
     const results = await compare(cases);
-    const plan = (
-      await runSql<{ 'QUERY PLAN': string }>(
-        s.db,
-        `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT query AS k, SUM(clicks), SUM(impressions) FROM search_performance WHERE workspace_id = ? AND date >= ? AND date <= ? GROUP BY query ORDER BY SUM(clicks) DESC, query ASC LIMIT 101`,
-        [large, addDays(lastDay, -27), lastDay],
-      )
-    )
-      .map((r) => r['QUERY PLAN'])
-      .join('\n');
+    const explain = async (sql: string, bindings: unknown[]) =>
+      (await runSql<{ 'QUERY PLAN': string }>(s.db, `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, bindings)).map((r) => r['QUERY PLAN']).join('\n');
+    const from28 = addDays(lastDay, -27);
+    // The statements the server runs for the first case (no filter: the rollups) and for a filtered one (the detailed rows).
+    const planRollup = await explain(
+      "SELECT key AS k, SUM(clicks) AS clicks, SUM(impressions) AS impressions, SUM(pw) AS pw, SUM(pi) AS pi FROM search_rollups WHERE workspace_id = ? AND date >= ? AND date <= ? AND dimension = ? GROUP BY key ORDER BY SUM(clicks) DESC, key ASC LIMIT 101",
+      [large, from28, lastDay, 'query'],
+    );
+    const planFiltered = await explain(
+      'SELECT country AS k, SUM(clicks), SUM(impressions) FROM search_performance WHERE workspace_id = ? AND date >= ? AND date <= ? AND device = ? GROUP BY country ORDER BY SUM(clicks) DESC, country ASC LIMIT 101',
+      [large, from28, lastDay, 'mobile'],
+    );
     const single = results.slice(0, defs.length);
     const worst = single.reduce((a, b) => (b.p99 > a.p99 ? b : a));
     writeReport('search-performance.md', [
@@ -191,14 +194,22 @@ await runBenchmark(scratch, async () => {
       '',
       ...table(results),
       '',
-      `Target: p99 under ${TARGET_P99_MS} ms at 10 million rows, read at 1 connection (one request without queueing, as bench:impact and bench:logs read their latency targets): **${worst.p99 < TARGET_P99_MS ? 'met' : 'not met'}** for every case (worst: ${worst.label}, p99 ${worst.p99} ms). ${single.map((m) => `${m.label.replace(', 1 connection', '')}: p99 ${m.p99} ms`).join('; ')}. At 10 connections the two cores (server, PostgreSQL and load generator) queue requests: p99 ${results[defs.length].p99} ms.`,
+      `Target: p99 under ${TARGET_P99_MS} ms at 10 million rows, read at 1 connection (one request without queueing, as bench:impact and bench:logs read their latency targets): **${worst.p99 < TARGET_P99_MS ? 'met for every case' : `met by ${single.filter((m) => m.p99 < TARGET_P99_MS).length} of ${single.length} cases`}** (worst: ${worst.label}, p99 ${worst.p99} ms). ${single.map((m) => `${m.label.replace(', 1 connection', '')}: p99 ${m.p99} ms`).join('; ')}. At 10 connections the two cores (server, PostgreSQL and load generator) queue requests: p99 ${results[defs.length].p99} ms.`,
       '',
       'Per response: four statements run at once on the pool: the rows, the period\'s totals, the compared period\'s totals (with compare) and the first provisional day (search_data_days), each one range of a primary key, grouped. Without filters they read the per-day rollups (search_rollups: a day\'s totals, the sums of its detailed rows, and its sums per query, country and device) and, by page, search_data; a page filter reads search_data, a query, country or device filter the detailed rows (search_performance).',
       '',
-      '<details><summary>Plan (EXPLAIN ANALYZE): the large site by query over 28 days</summary>',
+      '<details><summary>Plans (EXPLAIN ANALYZE), the large site over 28 days</summary>',
+      '',
+      'By query, no filter (the rollups):',
       '',
       '```',
-      plan,
+      planRollup,
+      '```',
+      '',
+      'By country with device=mobile (the detailed rows):',
+      '',
+      '```',
+      planFiltered,
       '```',
       '',
       '</details>',
