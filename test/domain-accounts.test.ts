@@ -68,7 +68,7 @@ for (const engine of engines()) {
       const k = await createApiKey(db, { userId: u.userId, scopes: ['search', 'deploys'] });
       const authenticated = await authenticateKey(db, k.apiKey);
       assert.deepEqual(authenticated, {
-        auth: { keyId: k.id, keyName: null, userId: u.userId, accountId: u.accountId, workspaceId: null, scopes: ['deploys', 'search'], expiresAt: null },
+        auth: { credential: 'api_key', keyId: k.id, keyName: null, userId: u.userId, accountId: u.accountId, workspaceId: null, scopes: ['deploys', 'search'], expiresAt: null },
         prefetched: null,
       });
 
