@@ -498,7 +498,8 @@ export interface paths {
         put?: never;
         /**
          * Start a passkey sign-in
-         * @description A sign-in challenge for `navigator.credentials.get()`.
+         * @description A sign-in challenge for `navigator.credentials.get()`. One client address gets at most 100 in
+         *     5 minutes (`429 sign_in_throttled` past that): each attempt needs one.
          */
         post: operations["PasskeySignIn_options"];
         delete?: never;
