@@ -2491,8 +2491,8 @@ export interface components {
             clientDataJSON: components["schemas"]["base64url"];
             authenticatorData: components["schemas"]["base64url"];
             signature: components["schemas"]["base64url"];
-            /** @description The user handle the passkey was registered with; when present it must be its owner's. */
-            userHandle?: components["schemas"]["base64url"];
+            /** @description The user handle the passkey was registered with; when present it must be its owner's (null or absent: not checked). */
+            userHandle?: components["schemas"]["base64url"] | null;
         };
         /** @description The authenticator's answer to a registration, `AuthenticatorAttestationResponseJSON` of WebAuthn Level 3. */
         PasskeyAttestation: {
@@ -2587,8 +2587,8 @@ export interface components {
             /** @description The same id as `id`. */
             rawId: components["schemas"]["base64url"];
             response: components["schemas"]["PasskeyAttestation"];
-            /** @enum {string} */
-            authenticatorAttachment?: "platform" | "cross-platform";
+            /** @description How the authenticator is attached; null or absent when the browser does not say. */
+            authenticatorAttachment?: ("platform" | "cross-platform") | null;
             clientExtensionResults: components["schemas"]["PasskeyExtensionResults"];
             /** @enum {string} */
             type: "public-key";
@@ -2635,8 +2635,8 @@ export interface components {
             id: components["schemas"]["base64url"];
             rawId: components["schemas"]["base64url"];
             response: components["schemas"]["PasskeyAssertion"];
-            /** @enum {string} */
-            authenticatorAttachment?: "platform" | "cross-platform";
+            /** @description How the authenticator is attached; null or absent when the browser does not say. */
+            authenticatorAttachment?: ("platform" | "cross-platform") | null;
             clientExtensionResults: components["schemas"]["PasskeyExtensionResults"];
             /** @enum {string} */
             type: "public-key";

@@ -135,7 +135,17 @@ for (const engine of engines()) {
       assert.equal(res.body.code, 'passkey_rejected');
       assert.equal(res.headers.get('set-cookie'), null);
       assert.deepEqual(await state(), before, 'a refusal starts no session and writes nothing');
-      assert.equal((await signIn(laptop)).res.status, 200);
+      // The other one still signs in, from a browser that gives neither attachment nor user handle.
+      const opts = await signInOptions();
+      const answer = laptop.authenticate(opts.publicKey);
+      const bare = await api.call('POST', '/v1/passkey-sign-in', { body: { challengeId: opts.challengeId, response: { ...answer, authenticatorAttachment: null, response: { ...answer.response, userHandle: null } } } });
+      assert.equal(bare.status, 200, bare.text);
+      const next = await signInOptions();
+      const signed = laptop.authenticate(next.publicKey);
+      const otherHandle = Buffer.alloc(16, 7).toString('base64url');
+      const wrongUser = await api.call('POST', '/v1/passkey-sign-in', { body: { challengeId: next.challengeId, response: { ...signed, response: { ...signed.response, userHandle: otherHandle } } } });
+      assert.equal(wrongUser.status, 401, 'a user handle that is not the owner\'s is refused');
+      assert.equal(wrongUser.body.code, 'passkey_rejected');
 
       const row = await api.db('activity').where({ action: 'passkey.removed', target_id: o.userId }).first();
       assert.equal(row.actor_id, session.id);
