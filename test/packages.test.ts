@@ -182,6 +182,10 @@ report.runs = {
   detail: checkDetail.trigger, crawl: crawl.trigger, crawls: crawls.data.length, crawlPages: crawlDetail.pages.length, latestCrawl: latestCrawl.latest?.id === crawl.id,
 };
 
+// Search performance (nothing imported: zero totals, no rows)
+const perf = await call('searchPerformance.get', client.searchPerformance.get({ workspace_id: workspaceId, from: '2026-10-01', to: '2026-10-28', dimension: 'query', compare: 'previous' }));
+report.searchPerformance = { clicks: perf.totals.clicks, rows: perf.data.length, compared: perf.compareTotals?.clicks };
+
 // Logs and activity, page by page
 const logs = await call('logs.list', client.logs.list({ workspace_id: workspaceId, limit: 100 }));
 let logRows = 0;
@@ -230,6 +234,14 @@ report.connections = {
   delete: await refusal('connections.delete', client.connections.delete(workspaceId, missingConnection)),
   typed: ServiceUnavailableError.name,
 };
+// Search Console: this server has no Google OAuth client, so connecting is refused (503); there is no connection to read, sync or remove.
+report.searchConsole = {
+  get: await refusal('searchConsole.get', client.searchConsole.get(workspaceId)),
+  connect: await refusal('searchConsole.connect', client.searchConsole.connect(workspaceId, { siteUrl: 'https://consumer.example/' }, { maxRetries: 0 })),
+  sync: await refusal('searchConsole.sync', client.searchConsole.sync(workspaceId)),
+  disconnect: await refusal('searchConsole.disconnect', client.searchConsole.disconnect(workspaceId)),
+  callback: await refusal('searchConsoleCallback.complete', client.searchConsoleCallback.complete({ state: 'unknown-state', code: 'x' })),
+};
 
 // Members and invitations (this server writes mail to files: no SMTP_URL)
 const memberList = await call('members.list', client.members.list(workspaceId));
@@ -243,6 +255,16 @@ try { await client.invitationAcceptance.accept('shinv_consumer'); } catch (err) 
 try { await client.members.delete(workspaceId, me.userId); } catch (err) { if (err instanceof SiteHealthError) { memberRefusals.push(err.code); called.push('members.delete'); } }
 report.members = { count: memberList.data.length, role: same.role, invited: invitations.data.some((i) => i.id === invited.id), refusals: memberRefusals };
 
+// Digests: my settings, a report as JSON and as HTML, and unsubscribe tokens that are no token
+const mySettings = await call('notifications.get', client.notifications.get(workspaceId));
+const daily = await call('notifications.update', client.notifications.update(workspaceId, { digest: 'daily' }));
+const today = new Date().toISOString().slice(0, 10);
+const report1 = await call('reports.get', client.reports.get(workspaceId, { from: today, to: today }));
+const reportPage = await call('reports.getHtml', client.reports.getHtml(workspaceId, { from: today, to: today }));
+const unsubscribeRefusals: string[] = [];
+try { await client.unsubscribe.page('shu_consumer'); } catch (err) { if (err instanceof NotFoundError) { unsubscribeRefusals.push(err.code); called.push('unsubscribe.page'); } }
+try { await client.unsubscribe.unsubscribe('shu_consumer'); } catch (err) { if (err instanceof NotFoundError) { unsubscribeRefusals.push(err.code); called.push('unsubscribe.unsubscribe'); } }
+report.digests = { was: mySettings.digest, now: daily.digest, deploys: Array.isArray(report1.deploys), html: reportPage.html.startsWith('<!doctype html>'), refusals: unsubscribeRefusals };
 // A person: sign in, then the session's own operations through a client made from it
 const signedIn = await call('sessions.create', client.sessions.create({ email: env.SITEHEALTH_EMAIL!, password: env.SITEHEALTH_PASSWORD! }));
 const credential = sessionFromSignIn(signedIn)!;
@@ -250,6 +272,15 @@ const person = createClient({ baseUrl: env.SITEHEALTH_URL!, session: credential,
 const meNow = await call('currentUser.get', person.currentUser.get());
 const devices = await call('sessions.list', person.sessions.list());
 const verification = await call('currentUser.sendVerification', person.currentUser.sendVerification());
+// Two-step: this server has no SECRETS_KEY, so a setup cannot start, and the rest is refused as nothing is set up
+const twoStepRefusals: string[] = [];
+const refusedTwoStep = async (name: string, p: Promise<unknown>) => { try { await p; } catch (err) { if (err instanceof SiteHealthError) { twoStepRefusals.push(err.code); called.push(name); } } };
+await refusedTwoStep('currentUser.startTwoStep', person.currentUser.startTwoStep());
+await refusedTwoStep('currentUser.confirmTwoStep', person.currentUser.confirmTwoStep('123456'));
+await refusedTwoStep('currentUser.disableTwoStep', person.currentUser.disableTwoStep(env.SITEHEALTH_PASSWORD!));
+await refusedTwoStep('currentUser.regenerateRecoveryCodes', person.currentUser.regenerateRecoveryCodes(env.SITEHEALTH_PASSWORD!));
+await refusedTwoStep('twoStepSignIn.complete', client.twoStepSignIn.complete({ challenge: 'sh2s_consumer', code: '123456' }));
+report.twoStep = twoStepRefusals;
 await call('currentUser.changePassword', person.currentUser.changePassword({ currentPassword: env.SITEHEALTH_PASSWORD!, newPassword: env.SITEHEALTH_PASSWORD! + ' 2' }));
 const others = await call('currentUser.signOutOthers', person.currentUser.signOutOthers());
 const reset = await call('passwordReset.request', client.passwordReset.request(env.SITEHEALTH_EMAIL!));
@@ -481,7 +512,17 @@ export const verify = verifyWebhook;
         ['NotFoundError', 404, 'sso_not_configured'],
         ['ValidationError', 400, 'sso_state_invalid'],
       ]);
+      assert.deepEqual(report.digests, { was: 'weekly', now: 'daily', deploys: true, html: true, refusals: ['not_found', 'not_found'] });
+      assert.deepEqual(report.twoStep, ['secrets_unconfigured', 'two_step_not_started', 'two_step_not_started', 'two_step_not_started', 'two_step_expired']);
       assert.deepEqual(report.people, { email: true, csrf: true, devices: 1, statuses: [202, 202], others: 0, linkRefusals: ['link_invalid', 'link_invalid'], afterSignOut: 401 });
+      assert.deepEqual(report.searchPerformance, { clicks: 0, rows: 0, compared: 0 });
+      assert.deepEqual(report.searchConsole, {
+        get: ['NotFoundError', 404, 'not_found'],
+        connect: ['ServiceUnavailableError', 503, 'search_console_unconfigured'],
+        sync: ['NotFoundError', 404, 'not_found'],
+        disconnect: ['NotFoundError', 404, 'not_found'],
+        callback: ['NotFoundError', 404, 'not_found'],
+      });
 
       assert.equal(report.version, JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8')).version);
       assert.equal(report.cliVersion, JSON.parse(fs.readFileSync(path.join(cliDir, 'package.json'), 'utf8')).version);

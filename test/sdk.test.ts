@@ -520,6 +520,7 @@ describe('sdk typed errors', () => {
     ['last_owner', 409, ConflictError],
     ['member_exists', 409, ConflictError],
     ['invitation_used', 409, ConflictError],
+    ['token_used', 409, ConflictError],
     ['invitation_expired', 409, ConflictError],
     ['password_exists', 409, ConflictError],
     ['invalid_credentials', 401, AuthenticationError],
@@ -542,6 +543,9 @@ describe('sdk typed errors', () => {
     ['two_step_expired', 401, AuthenticationError],
     ['two_step_enabled', 409, ConflictError],
     ['two_step_not_started', 409, ConflictError],
+    ['search_console_unconfigured', 503, ServiceUnavailableError],
+    ['search_console_refused', 422, UnprocessableError],
+    ['search_console_not_connected', 409, ConflictError],
   ];
 
   it('lists every problem code', async () => {
@@ -689,6 +693,11 @@ describe('sdk coverage of the API document', () => {
     Invitations_create: (c) => c.invitations.create(WS, { email: 'dana@acme.example', role: 'member' }),
     Invitations_delete: (c) => c.invitations.delete(WS, WS),
     InvitationAcceptance_accept: (c) => c.invitationAcceptance.accept('shinv_token'),
+    Notifications_get: (c) => c.notifications.get(WS),
+    Notifications_update: (c) => c.notifications.update(WS, { digest: 'daily' }),
+    Reports_get: (c) => c.reports.get(WS, { from: '2026-11-16', to: '2026-11-22' }),
+    Unsubscribe_page: (c) => c.unsubscribe.page('shu_token'),
+    Unsubscribe_unsubscribe: (c) => c.unsubscribe.unsubscribe('shu_token'),
     Sessions_create: (c) => c.sessions.create({ email: 'dana@acme.example', password: 'correct horse battery' }),
     Sessions_list: (c) => c.sessions.list(),
     Sessions_delete: (c) => c.sessions.delete(WS),
@@ -715,6 +724,12 @@ describe('sdk coverage of the API document', () => {
     CurrentUser_confirmTwoStep: (c) => c.currentUser.confirmTwoStep('123456'),
     CurrentUser_disableTwoStep: (c) => c.currentUser.disableTwoStep('the password'),
     CurrentUser_regenerateRecoveryCodes: (c) => c.currentUser.regenerateRecoveryCodes('the password'),
+    SearchConsole_get: (c) => c.searchConsole.get(WS),
+    SearchConsole_connect: (c) => c.searchConsole.connect(WS, { siteUrl: 'https://www.example.com/' }),
+    SearchConsole_disconnect: (c) => c.searchConsole.disconnect(WS),
+    SearchConsole_sync: (c) => c.searchConsole.sync(WS),
+    SearchConsoleCallback_complete: (c) => c.searchConsoleCallback.complete({ state: 'x', code: 'y' }),
+    SearchPerformance_get: (c) => c.searchPerformance.get({ workspace_id: WS, from: '2026-10-01', to: '2026-10-28', dimension: 'query', compare: 'previous' }),
   };
 
   it('has a resource method for every operationId, and each sends that operation', async () => {

@@ -194,6 +194,7 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   member_exists: ConflictError,
   invitation_used: ConflictError,
   invitation_expired: ConflictError,
+  token_used: ConflictError,
   password_exists: ConflictError,
   invalid_credentials: AuthenticationError,
   session_required: PermissionError,
@@ -215,6 +216,9 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   two_step_expired: AuthenticationError,
   two_step_enabled: ConflictError,
   two_step_not_started: ConflictError,
+  search_console_unconfigured: ServiceUnavailableError,
+  search_console_refused: UnprocessableError,
+  search_console_not_connected: ConflictError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {

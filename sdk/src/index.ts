@@ -69,5 +69,8 @@ export { ApiKeys } from './resources/api-keys.js';
 export { Members, Invitations, InvitationAcceptance } from './resources/members.js';
 export { Passkeys, PasskeySignIn } from './resources/passkeys.js';
 export { SingleSignOn, SsoSignIn, ssoBindingOf, type SsoCompleted } from './resources/sso.js';
+export { Notifications, Reports, Unsubscribe } from './resources/digests.js';
 export { Sessions, CurrentUser, PasswordReset, EmailVerification, TwoStepSignIn, sessionFromSignIn, type SessionCredential } from './resources/sessions.js';
+export { SearchPerformance } from './resources/search-performance.js';
+export { SearchConsole, SearchConsoleCallback } from './resources/search-console.js';
 export type * from './types.js';

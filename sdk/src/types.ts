@@ -55,6 +55,18 @@ export type Impact = Schemas['Impact'];
 export type Problem = Schemas['Problem'];
 export type FieldError = Schemas['FieldError'];
 
+export type SearchPerformanceResult = Schemas['SearchPerformanceResult'];
+export type SearchPerformanceRow = Schemas['SearchPerformanceRow'];
+export type SearchTotals = Schemas['SearchTotals'];
+export type SearchDimension = Schemas['SearchDimension'];
+export type SearchPerformanceQuery = Query<'SearchPerformance_get'>;
+export type SearchConsoleConnection = Schemas['SearchConsoleConnection'];
+export type SearchConsoleState = Schemas['SearchConsoleState'];
+export type SearchConsoleConnect = Schemas['SearchConsoleConnect'];
+export type SearchConsoleAuthorization = Schemas['SearchConsoleAuthorization'];
+export type SearchConsoleCallbackResult = Schemas['SearchConsoleCallbackResult'];
+export type SearchConsoleCallbackQuery = Query<'SearchConsoleCallback_complete'>;
+
 export type LogList = Schemas['LogList'];
 export type LogRow = Schemas['LogRow'];
 export type LogListQuery = Query<'Logs_list'>;
@@ -133,3 +145,14 @@ export type SiteCheckRegressionData = Schemas['SiteCheckRegressionData'];
 export type SiteCrawlCompletedData = Schemas['SiteCrawlCompletedData'];
 export type SiteCrawlRegressionData = Schemas['SiteCrawlRegressionData'];
 export type WebhookTestData = Schemas['WebhookTestData'];
+
+export type DigestFrequency = Schemas['DigestFrequency'];
+export type NotificationSettings = Schemas['NotificationSettings'];
+export type NotificationSettingsUpdate = Schemas['NotificationSettingsUpdate'];
+export type Report = Schemas['Report'];
+export type ReportQuery = Query<'Reports_get'>;
+export type ReportDeploy = Schemas['ReportDeploy'];
+export type ReportFinding = Schemas['ReportFinding'];
+export type ReportPage = Schemas['ReportPage'];
+export type ReportSearch = Schemas['ReportSearch'];
+export type Unsubscribed = Schemas['Unsubscribed'];

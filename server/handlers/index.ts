@@ -10,9 +10,12 @@ import * as connections from './connections.ts';
 import * as hooks from './hooks.ts';
 import * as apiKeys from './api-keys.ts';
 import * as members from './members.ts';
+import * as digests from './digests.ts';
 import * as sessions from './sessions.ts';
 import * as passkeys from './passkeys.ts';
 import * as sso from './sso.ts';
+import * as searchPerformance from './search-performance.ts';
+import * as searchConsole from './search-console.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -64,6 +67,11 @@ export const handlers = {
   Invitations_create: members.invite,
   Invitations_delete: members.withdraw,
   InvitationAcceptance_accept: members.accept,
+  Notifications_get: digests.getNotifications,
+  Notifications_update: digests.updateNotifications,
+  Reports_get: digests.report,
+  Unsubscribe_page: digests.unsubscribePage,
+  Unsubscribe_unsubscribe: digests.unsubscribe,
   Sessions_create: sessions.signIn,
   Sessions_list: sessions.list,
   Sessions_delete: sessions.remove,
@@ -90,4 +98,10 @@ export const handlers = {
   CurrentUser_confirmTwoStep: sessions.confirmOwnTwoStep,
   CurrentUser_disableTwoStep: sessions.disableOwn,
   CurrentUser_regenerateRecoveryCodes: sessions.regenerateCodes,
+  SearchPerformance_get: searchPerformance.get,
+  SearchConsole_get: searchConsole.get,
+  SearchConsole_connect: searchConsole.connect,
+  SearchConsole_disconnect: searchConsole.disconnect,
+  SearchConsole_sync: searchConsole.sync,
+  SearchConsoleCallback_complete: searchConsole.complete,
 } satisfies HandlerMap;
