@@ -48,10 +48,16 @@ async function timed(label: string, count: number, concurrency: number, once: ()
   return { label, count, perSecond: count / ((performance.now() - t0) / 1000), latencies };
 }
 
-async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+/** The fields of the answers this benchmark reads. */
+interface Answer {
+  challengeId: string;
+  publicKey: { challenge: string; rp: { id: string }; user: { id: string }; rpId: string };
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: Answer }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+  return { status: res.status, json: (text ? JSON.parse(text) : {}) as Answer };
 }
 
 async function measure(scratch: Scratch, engine: Engine): Promise<Run[]> {
