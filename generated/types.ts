@@ -1456,7 +1456,8 @@ export interface components {
              *     `user_agent`, `ip`), `session.revoked`, `password.changed`, `password.reset`,
              *     `password.set_by_operator`, `email.verified`, `sign_in.throttled`, `two_step.enabled`,
              *     `two_step.disabled`, `two_step.reset_by_operator`, `recovery_code.used`,
-             *     `recovery_codes.regenerated`. `billing`:
+             *     `recovery_codes.regenerated`, `passkey.added` (details: `passkey_id`, `name`, `device_type`,
+             *     `backed_up`, `transports`; never key material), `passkey.removed` (`passkey_id`, `name`). `billing`:
              *     `workspace_limit.changed`, `workspace_limit.reached`. `webhook`:
              *     `webhook.delivery.succeeded`, `webhook.delivery.failed`, `webhook.paused`,
              *     `webhook.enabled`. `connection`: `connection.verified`, `connection.broken`,
