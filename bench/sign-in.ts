@@ -12,6 +12,7 @@ import { hashPassword, setPassword, verifyPassword } from '../core/access/index.
 import { operatorActor } from '../core/activity/index.ts';
 import { bindModels } from '../core/db/index.ts';
 import { startServerProcess, killAll } from '../test/support/processes.ts';
+import { timed, timedRow, type TimedRun as Run } from './lib/timed.ts';
 import { Scratch, createOwner, enginesToRun, machineLines, runBenchmark, writeReport, type Engine } from './lib/harness.ts';
 
 const SIGN_INS = Number(process.env.BENCH_SIGN_INS || 300);
@@ -19,32 +20,6 @@ const CONCURRENCY = Number(process.env.BENCH_SIGN_IN_CONCURRENCY || 8);
 const WARMUP = 20;
 const FAILURES = 60;
 const PASSWORD = 'bench password 1';
-const at = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-interface Run {
-  label: string;
-  count: number;
-  perSecond: number;
-  latencies: number[];
-}
-
-async function timed(label: string, count: number, concurrency: number, once: (i: number) => Promise<void>): Promise<Run> {
-  const latencies: number[] = [];
-  let next = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        const started = performance.now();
-        await once(i);
-        latencies.push(performance.now() - started);
-      }
-    }),
-  );
-  latencies.sort((a, b) => a - b);
-  return { label, count, perSecond: count / ((performance.now() - t0) / 1000), latencies };
-}
 
 async function measure(scratch: Scratch, engine: Engine): Promise<Run[]> {
   const { db, url } = await scratch.create(engine);
@@ -89,8 +64,7 @@ await runBenchmark(scratch, async () => {
   for (const engine of enginesToRun()) results.push({ engine, runs: await measure(scratch, engine) });
   await killAll();
   const bare = results[0].runs[0].perSecond;
-  const row = (engine: string, r: Run) =>
-    `| ${engine} | ${r.label} | ${r.count} | ${r.perSecond.toFixed(1)}/s | ${Math.round((100 * r.perSecond) / bare)}% | ${at(r.latencies, 50).toFixed(1)} | ${at(r.latencies, 99).toFixed(1)} | ${r.latencies.at(-1)!.toFixed(1)} |`;
+  const row = (engine: string, r: Run) => timedRow(engine, r, bare);
   const lines = [
     '# bench:sign-in',
     '',

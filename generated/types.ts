@@ -498,7 +498,8 @@ export interface paths {
         put?: never;
         /**
          * Start a passkey sign-in
-         * @description A sign-in challenge for `navigator.credentials.get()`.
+         * @description A sign-in challenge for `navigator.credentials.get()`. One client address gets at most 100 in
+         *     5 minutes (`429 sign_in_throttled` past that): each attempt needs one.
          */
         post: operations["PasskeySignIn_options"];
         delete?: never;
@@ -1455,7 +1456,8 @@ export interface components {
              *     `user_agent`, `ip`), `session.revoked`, `password.changed`, `password.reset`,
              *     `password.set_by_operator`, `email.verified`, `sign_in.throttled`, `two_step.enabled`,
              *     `two_step.disabled`, `two_step.reset_by_operator`, `recovery_code.used`,
-             *     `recovery_codes.regenerated`. `billing`:
+             *     `recovery_codes.regenerated`, `passkey.added` (details: `passkey_id`, `name`, `device_type`,
+             *     `backed_up`, `transports`; never key material), `passkey.removed` (`passkey_id`, `name`). `billing`:
              *     `workspace_limit.changed`, `workspace_limit.reached`. `webhook`:
              *     `webhook.delivery.succeeded`, `webhook.delivery.failed`, `webhook.paused`,
              *     `webhook.enabled`. `connection`: `connection.verified`, `connection.broken`,
@@ -2726,8 +2728,8 @@ export interface components {
             clientDataJSON: components["schemas"]["base64url"];
             authenticatorData: components["schemas"]["base64url"];
             signature: components["schemas"]["base64url"];
-            /** @description The user handle the passkey was registered with; when present it must be its owner's. */
-            userHandle?: components["schemas"]["base64url"];
+            /** @description The user handle the passkey was registered with; when present it must be its owner's (null or absent: not checked). */
+            userHandle?: components["schemas"]["base64url"] | null;
         };
         /** @description The authenticator's answer to a registration, `AuthenticatorAttestationResponseJSON` of WebAuthn Level 3. */
         PasskeyAttestation: {
@@ -2822,8 +2824,8 @@ export interface components {
             /** @description The same id as `id`. */
             rawId: components["schemas"]["base64url"];
             response: components["schemas"]["PasskeyAttestation"];
-            /** @enum {string} */
-            authenticatorAttachment?: "platform" | "cross-platform";
+            /** @description How the authenticator is attached; null or absent when the browser does not say. */
+            authenticatorAttachment?: ("platform" | "cross-platform") | null;
             clientExtensionResults: components["schemas"]["PasskeyExtensionResults"];
             /** @enum {string} */
             type: "public-key";
@@ -2870,8 +2872,8 @@ export interface components {
             id: components["schemas"]["base64url"];
             rawId: components["schemas"]["base64url"];
             response: components["schemas"]["PasskeyAssertion"];
-            /** @enum {string} */
-            authenticatorAttachment?: "platform" | "cross-platform";
+            /** @description How the authenticator is attached; null or absent when the browser does not say. */
+            authenticatorAttachment?: ("platform" | "cross-platform") | null;
             clientExtensionResults: components["schemas"]["PasskeyExtensionResults"];
             /** @enum {string} */
             type: "public-key";

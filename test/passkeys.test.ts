@@ -5,12 +5,13 @@
 // authenticator, an unverified user, a second registration), each of which changes nothing; and a
 // passkey signs in alone where two-step verification is on.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi, type TestSession } from './support/api.ts';
 import { SoftAuthenticator } from './support/webauthn.ts';
 import { setClockOffset } from '../core/platform/index.ts';
-import { CHALLENGE_TTL_MS } from '../core/access/index.ts';
+import { CHALLENGE_TTL_MS, SIGN_IN_CHALLENGES_PER_ADDRESS } from '../core/access/index.ts';
 
 after(dropCreatedDatabases);
 
@@ -134,14 +135,24 @@ for (const engine of engines()) {
       assert.equal(res.body.code, 'passkey_rejected');
       assert.equal(res.headers.get('set-cookie'), null);
       assert.deepEqual(await state(), before, 'a refusal starts no session and writes nothing');
-      assert.equal((await signIn(laptop)).res.status, 200);
+      // The other one still signs in, from a browser that gives neither attachment nor user handle.
+      const opts = await signInOptions();
+      const answer = laptop.authenticate(opts.publicKey);
+      const bare = await api.call('POST', '/v1/passkey-sign-in', { body: { challengeId: opts.challengeId, response: { ...answer, authenticatorAttachment: null, response: { ...answer.response, userHandle: null } } } });
+      assert.equal(bare.status, 200, bare.text);
+      const next = await signInOptions();
+      const signed = laptop.authenticate(next.publicKey);
+      const otherHandle = Buffer.alloc(16, 7).toString('base64url');
+      const wrongUser = await api.call('POST', '/v1/passkey-sign-in', { body: { challengeId: next.challengeId, response: { ...signed, response: { ...signed.response, userHandle: otherHandle } } } });
+      assert.equal(wrongUser.status, 401, 'a user handle that is not the owner\'s is refused');
+      assert.equal(wrongUser.body.code, 'passkey_rejected');
 
       const row = await api.db('activity').where({ action: 'passkey.removed', target_id: o.userId }).first();
       assert.equal(row.actor_id, session.id);
       assert.match(typeof row.details === 'string' ? row.details : JSON.stringify(row.details), /"name":"Phone"/);
     });
 
-    it('an answer for another challenge, a replayed answer and an expired challenge are refused and change nothing', async () => {
+    it('an answer for another challenge, a replayed answer and an expired challenge are refused and change nothing; challenges per address are capped', async () => {
       const mine = await signInOptions();
       const other = await signInOptions();
       let before = await state();
@@ -173,6 +184,20 @@ for (const engine of engines()) {
       const unknown = await api.call('POST', '/v1/passkey-sign-in', { body: { challengeId: '01900000-0000-7000-8000-0000000000ff', response: laptop.authenticate(late.publicKey) } });
       assert.equal(unknown.body.code, 'passkey_challenge_invalid');
       assert.deepEqual(await state(), before);
+
+      // Each attempt needs a challenge, and one address gets at most 100 in 5 minutes.
+      const { ip } = await api.db('webauthn_challenges').where({ id: late.challengeId }).first();
+      const now = Date.now();
+      const filler = Array.from({ length: SIGN_IN_CHALLENGES_PER_ADDRESS }, (_, i) => ({ id: crypto.randomUUID(), purpose: 'sign_in', user_id: null, challenge: `filler${i}`, ip, created_at: now, expires_at: now + CHALLENGE_TTL_MS, used_at: null }));
+      await api.db('webauthn_challenges').insert(filler);
+      try {
+        const throttled = await api.call('POST', '/v1/passkey-sign-in/options');
+        assert.equal(throttled.status, 429);
+        assert.equal(throttled.body.code, 'sign_in_throttled');
+        assert.ok(Number(throttled.headers.get('retry-after')) > 0);
+      } finally {
+        await api.db('webauthn_challenges').whereIn('id', filler.map((f) => f.id)).del();
+      }
     });
 
     it('another origin or RP, a bad signature, no user verification and a cloned authenticator are refused at sign-in', async () => {

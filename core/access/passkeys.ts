@@ -194,7 +194,7 @@ export async function registerPasskey(
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     verified = await verifyRegistrationResponse({
-      response,
+      response: { ...response, authenticatorAttachment: response.authenticatorAttachment ?? undefined },
       expectedChallenge: challenge,
       expectedOrigin: origin,
       expectedRPID: rpID,
@@ -294,14 +294,15 @@ export async function signInWithPasskey(db: Db, f: { publicUrl: string; client: 
   if (response.id !== response.rawId) throw new PasskeyRejected('`id` and `rawId` differ.');
   const passkey = await Passkey.query(db).where({ credential_id: response.id }).first();
   if (!passkey) throw new PasskeyRejected('This passkey is not registered here (or was removed).');
-  if (response.response.userHandle !== undefined && response.response.userHandle !== b64url(userHandle(passkey.user_id))) {
+  const handle = response.response.userHandle;
+  if (handle !== undefined && handle !== null && handle !== b64url(userHandle(passkey.user_id))) {
     throw new PasskeyRejected('The answer names another user than the passkey belongs to.');
   }
   const { rpID, origin } = relyingParty(f.publicUrl);
   let newCounter: number;
   try {
     const verified = await verifyAuthenticationResponse({
-      response,
+      response: { ...response, authenticatorAttachment: response.authenticatorAttachment ?? undefined, response: { ...response.response, userHandle: response.response.userHandle ?? undefined } },
       expectedChallenge: challenge,
       expectedOrigin: origin,
       expectedRPID: rpID,
