@@ -220,7 +220,7 @@ export function bindingCookie(binding: string | null, publicUrl: string): string
   return `${SSO_BINDING_COOKIE}=${binding ?? ''}; Path=${SSO_CALLBACK_PATH}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${loopback ? '' : '; Secure'}`;
 }
 
-export type CallbackQuery = Partial<Record<'code' | 'state' | 'iss' | 'error' | 'error_description' | 'error_uri' | 'session_state', string>>;
+export type CallbackQuery = Partial<Record<string, string>>;
 
 /**
  * The attempt the callback names, checked and used up: its state must be known, unused, of this
