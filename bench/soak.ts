@@ -50,7 +50,7 @@
 //   7. every 2xx answer is a row of the request log (docs/api.md#request-logs), the outage notwithstanding.
 //
 // The report is printed, and written to bench/results/soak.md when run as `npm run soak`, or to
-// SOAK_REPORT when set (test/soak.test.ts runs the same thing for 60 s). Ctrl-C (or SIGTERM)
+// SOAK_REPORT when set (test/soak.test.ts runs the same thing for 30 s). Ctrl-C (or SIGTERM)
 // stops the children and PostgreSQL and removes the temp directory.
 import fs from 'node:fs';
 import path from 'node:path';

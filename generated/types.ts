@@ -445,6 +445,115 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/passkey-registration/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start registering a passkey
+         * @description Start registering a passkey: a challenge for `navigator.credentials.create()`, with the
+         *     user's existing passkeys excluded. **Session only.**
+         */
+        post: operations["Passkeys_registrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkey-sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description Finish signing in: verify the browser's answer (`session.signed_in` with
+         *     `method: "passkey"`). Sets the session cookie and answers as password sign-in does.
+         */
+        post: operations["PasskeySignIn_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkey-sign-in/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a passkey sign-in
+         * @description A sign-in challenge for `navigator.credentials.get()`.
+         */
+        post: operations["PasskeySignIn_options"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List passkeys
+         * @description The caller's passkeys, oldest first. **Session only.**
+         */
+        get: operations["Passkeys_list"];
+        put?: never;
+        /**
+         * Register a passkey
+         * @description Finish registering: verify the browser's answer to the challenge and store the passkey
+         *     (its public key, signature counter and transports) under the given name (`passkey.added`).
+         *     **Session only.**
+         */
+        post: operations["Passkeys_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a passkey
+         * @description Remove a passkey (`passkey.removed`): signing in with it is refused from the next attempt.
+         *     Another user's passkey is 404. **Session only.**
+         */
+        delete: operations["Passkeys_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/password-reset": {
         parameters: {
             query?: never;
@@ -482,6 +591,50 @@ export interface paths {
          *     tampered token is `400 link_invalid` and changes nothing.
          */
         post: operations["PasswordReset_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search-console/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search Console authorization callback
+         * @description Complete a Search Console authorization (called by the user's browser, redirected by Google). No API key.
+         */
+        get: operations["SearchConsoleCallback_complete"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search-performance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get search performance
+         * @description Search performance of a workspace (see `SearchPerformanceResult`): clicks, impressions, CTR and
+         *     average position over `from` to `to`, with totals, optionally the previous period's totals,
+         *     and one row per value of `dimension`, filtered by any of `page`, `query`, `country` and
+         *     `device` (exact values). The period is at most 16 months (487 days), the depth Search Console
+         *     keeps; a longer one, or `to` before `from`, is `400 validation_failed`. **Scope:** `search`.
+         */
+        get: operations["SearchPerformance_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -767,6 +920,37 @@ export interface paths {
          *     unknown, used or expired challenge is `401 two_step_expired`: sign in with the password again.
          */
         post: operations["TwoStepSignIn_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/unsubscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Unsubscribe page
+         * @description The page the link in a digest opens: says what unsubscribing does, with a button that does it
+         *     (a `POST` to the same address). Opening it changes nothing, so a mail scanner that follows
+         *     links cannot unsubscribe anyone. A used token is `409 token_used`, an unknown or tampered one `404`.
+         */
+        get: operations["Unsubscribe_page"];
+        put?: never;
+        /**
+         * Unsubscribe
+         * @description Unsubscribe: the one-click `POST` of RFC 8058 that mail clients send for the digest's
+         *     `List-Unsubscribe-Post: List-Unsubscribe=One-Click` header (a form body
+         *     `List-Unsubscribe=One-Click`; RFC 8058's `multipart/form-data` form of it is accepted too), or
+         *     the page's button. The body is optional and never needed: the token says everything. JSON, or an HTML page with
+         *     `Accept: text/html`. Single use: `409 token_used` after the first time, `404` for an unknown
+         *     or tampered token; neither changes anything.
+         */
+        post: operations["Unsubscribe_unsubscribe"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1112,6 +1296,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{id}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get my notification settings
+         * @description The caller's settings in the workspace (the defaults until changed). **Scope:** `workspaces`.
+         */
+        get: operations["Notifications_get"];
+        /**
+         * Change my notification settings
+         * @description Change the caller's settings in the workspace. **Scope:** `workspaces`. Any role.
+         */
+        put: operations["Notifications_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a report
+         * @description The report of a period of whole days in the workspace's time zone, `from` through `to`
+         *     (inclusive, at most 366 days, `from` not after `to`, both between 1900-01-01 and 9999-12-30).
+         *     As JSON by default; with `Accept: text/html` the same content as a printable HTML page.
+         *     **Scope:** `search`.
+         */
+        get: operations["Reports_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{id}/search-console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the Search Console connection
+         * @description The workspace's Search Console connection; `404` when it has none. The refresh token is never returned. **Scope:** `search`.
+         */
+        get: operations["SearchConsole_get"];
+        put?: never;
+        /**
+         * Connect Search Console
+         * @description Start connecting (or reconnecting, e.g. after `revoked`) the workspace to a Search Console
+         *     property: the answer carries the `authorizationUrl` where a Google user grants read access.
+         *     Until Google calls back, the connection is `pending`; an existing connection keeps its data
+         *     and sync history, and its old token is replaced only when the new grant arrives. Writes a
+         *     `search_console.authorization_started` security activity row. `503 search_console_unconfigured`
+         *     when the operator has not set up the Google OAuth client, `503 secrets_unconfigured` without
+         *     `SECRETS_KEY`. **Scope:** `workspaces`. **Role:** admin or owner.
+         */
+        post: operations["SearchConsole_connect"];
+        /**
+         * Disconnect Search Console
+         * @description Disconnect: the refresh token is deleted and syncs stop; the search data already stored
+         *     stays. Writes a `search_console.disconnected` security activity row. **Scope:**
+         *     `workspaces`. **Role:** admin or owner.
+         */
+        delete: operations["SearchConsole_disconnect"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{id}/search-console/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync Search Console now
+         * @description Queue a sync now (`202`), as the daily one does; a sync already queued serves. A connection
+         *     that is `pending` or `revoked` cannot sync: `409 search_console_not_connected`.
+         *     **Scope:** `search`. **Role:** member or above.
+         */
+        post: operations["SearchConsole_sync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1137,7 +1426,7 @@ export interface components {
          * @description What an activity row is about.
          * @enum {string}
          */
-        ActivityKind: "webhook" | "billing" | "security" | "connection";
+        ActivityKind: "webhook" | "billing" | "security" | "connection" | "digest";
         /** @description Activity rows, newest first. */
         ActivityList: {
             data: components["schemas"]["ActivityRow"][];
@@ -1159,7 +1448,9 @@ export interface components {
              *     `invitation.sent`, `invitation.withdrawn`, `invitation.accepted`,
              *     `api_key.created`, `api_key.rotated`, `api_key.revoked`, `api_key.expired` (the first request
              *     with a key after it expired), `connection.created`, `connection.removed`, and
-             *     `connection.updated` when a token, signing token or webhook secret changed; about a user's own
+             *     `connection.updated` when a token, signing token or webhook secret changed,
+             *     `search_console.authorization_started`, `search_console.connected`,
+             *     `search_console.disconnected`; about a user's own
              *     sign-in (target `user`, `workspace_id` null): `session.signed_in` (details: `method`,
              *     `user_agent`, `ip`), `session.revoked`, `password.changed`, `password.reset`,
              *     `password.set_by_operator`, `email.verified`, `sign_in.throttled`, `two_step.enabled`,
@@ -1167,8 +1458,10 @@ export interface components {
              *     `recovery_codes.regenerated`. `billing`:
              *     `workspace_limit.changed`, `workspace_limit.reached`. `webhook`:
              *     `webhook.delivery.succeeded`, `webhook.delivery.failed`, `webhook.paused`,
-             *     `webhook.enabled`. `connection`: `connection.verified`, `connection.broken`, and
-             *     `connection.updated` for other settings.
+             *     `webhook.enabled`. `connection`: `connection.verified`, `connection.broken`,
+             *     `connection.updated` for other settings, and for Search Console
+             *     `search_console.consent_refused`, `search_console.sync_failed` (the first failed sync after a
+             *     success; `details.reason` and `details.status`) and `search_console.revoked`.
              */
             action: string;
             actor: components["schemas"]["ActivityActor"];
@@ -1880,6 +2173,23 @@ export interface components {
          * @enum {string}
          */
         DeploySource: "webhook" | "cli" | "manual" | "github" | "gitlab";
+        /**
+         * @description How often a member gets the workspace's digest by email:
+         *
+         *     - `weekly` (the default): Mondays at 09:00 in the workspace's `timezone`, about the week before
+         *     (from the previous Monday 09:00 to this one);
+         *     - `daily`: every day at 09:00 in the workspace's `timezone`, about the 24 hours before;
+         *     - `none`: no digest.
+         *
+         *     09:00 follows daylight saving time as check schedules do (see `CheckSchedule`): 09:00 in
+         *     Europe/Berlin is 07:00 UTC in summer and 08:00 UTC in winter. Each member gets exactly one
+         *     digest per workspace and period however many workers run, and none when the period has
+         *     nothing to say (no deploys, no new or resolved findings, no search data). A worker that was
+         *     down sends the newest missed digest once, not one per missed period. A member who joined, or
+         *     chose the frequency, after a digest was due gets the next one.
+         * @enum {string}
+         */
+        DigestFrequency: "weekly" | "daily" | "none";
         /** @description Verify an email address with the token from a verification email. */
         EmailVerificationCompletion: {
             token: components["schemas"]["emailLinkToken"];
@@ -2257,6 +2567,41 @@ export interface components {
             role: components["schemas"]["Role"];
         };
         /**
+         * @description The caller's notification settings in one workspace.
+         * @example {
+         *       "workspaceId": "0193a4e2-0000-7000-8000-000000000001",
+         *       "userId": "0193a4e2-1111-7000-8000-000000000001",
+         *       "email": "dana@acme.example",
+         *       "digest": "weekly",
+         *       "timezone": "Europe/Berlin",
+         *       "updatedAt": null
+         *     }
+         */
+        NotificationSettings: {
+            workspaceId: components["schemas"]["uuid"];
+            userId: components["schemas"]["uuid"];
+            /** @description Where digests are sent: the user's email. */
+            email: string;
+            digest: components["schemas"]["DigestFrequency"];
+            /** @description The workspace's time zone: digests go out at 09:00 in it. */
+            timezone: string;
+            /** @description When the caller (or an unsubscribe link) last changed the settings; null while they are the defaults. */
+            updatedAt: string | null;
+        };
+        /**
+         * @description New notification settings for the caller.
+         * @example {
+         *       "digest": "daily"
+         *     }
+         */
+        NotificationSettingsUpdate: {
+            digest: components["schemas"]["DigestFrequency"];
+        };
+        /** @description The one-click unsubscribe body that mail clients send (RFC 8058): `List-Unsubscribe=One-Click`. */
+        OneClickUnsubscribe: {
+            "List-Unsubscribe"?: string;
+        };
+        /**
          * @description How every list pages: pass a page's `meta.next_cursor` as `cursor` to read the next one, with
          *     the same filters; `next_cursor` is null on the last page. A cursor is opaque: it names the
          *     last row of its page in the list's order, so rows written between two reads never make a row
@@ -2341,6 +2686,204 @@ export interface components {
             } | null;
             scores: components["schemas"]["CategoryScores"] | null;
         };
+        /**
+         * @description One of the user's passkeys. Its public key and credential id are never shown.
+         * @example {
+         *       "id": "0193a4e2-5555-7000-8000-000000000001",
+         *       "name": "Work laptop",
+         *       "deviceType": "multiDevice",
+         *       "backedUp": true,
+         *       "transports": [
+         *         "internal",
+         *         "hybrid"
+         *       ],
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "lastUsedAt": "2026-11-22T08:30:00.000Z"
+         *     }
+         */
+        Passkey: {
+            id: components["schemas"]["uuid"];
+            name: string;
+            deviceType: components["schemas"]["PasskeyDeviceType"];
+            /** @description True when the authenticator reports the passkey as backed up (synced). */
+            backedUp: boolean;
+            /** @description How the browser reached the authenticator when it was registered. */
+            transports: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The last sign-in with it, or null. */
+            lastUsedAt: string | null;
+        };
+        /** @description An algorithm the service accepts for the passkey's key pair (COSE: -7 ES256, -8 EdDSA, -257 RS256). */
+        PasskeyAlgorithm: {
+            /** Format: int32 */
+            alg: number;
+            /** @enum {string} */
+            type: "public-key";
+        };
+        /** @description The authenticator's answer to a sign-in, `AuthenticatorAssertionResponseJSON` of WebAuthn Level 3. */
+        PasskeyAssertion: {
+            clientDataJSON: components["schemas"]["base64url"];
+            authenticatorData: components["schemas"]["base64url"];
+            signature: components["schemas"]["base64url"];
+            /** @description The user handle the passkey was registered with; when present it must be its owner's. */
+            userHandle?: components["schemas"]["base64url"];
+        };
+        /** @description The authenticator's answer to a registration, `AuthenticatorAttestationResponseJSON` of WebAuthn Level 3. */
+        PasskeyAttestation: {
+            clientDataJSON: components["schemas"]["base64url"];
+            attestationObject: components["schemas"]["base64url"];
+            authenticatorData?: components["schemas"]["base64url"];
+            transports?: components["schemas"]["passkeyTransport"][];
+            /** Format: int32 */
+            publicKeyAlgorithm?: number;
+            publicKey?: components["schemas"]["base64url"];
+        };
+        /** @description What the authenticator must do: keep a discoverable credential and verify the user (PIN or biometrics). */
+        PasskeyAuthenticatorSelection: {
+            /** @enum {string} */
+            residentKey: "required";
+            /** @enum {boolean} */
+            requireResidentKey: true;
+            /** @enum {string} */
+            userVerification: "required";
+        };
+        /** @description Register a passkey: the challenge it answers, the browser's answer, and a name for it. */
+        PasskeyCreate: {
+            challengeId: components["schemas"]["uuid"];
+            name: components["schemas"]["passkeyName"];
+            response: components["schemas"]["PasskeyRegistrationResponse"];
+        };
+        /**
+         * @description `PublicKeyCredentialCreationOptionsJSON` of WebAuthn Level 3: pass it to
+         *     `PublicKeyCredential.parseCreationOptionsFromJSON()` (or SimpleWebAuthn's `startRegistration`),
+         *     then `navigator.credentials.create({ publicKey })`.
+         */
+        PasskeyCreationOptions: {
+            /** @description The challenge the authenticator signs (base64url); stored on the server, usable once. */
+            challenge: components["schemas"]["base64url"];
+            rp: components["schemas"]["PasskeyRelyingParty"];
+            user: components["schemas"]["PasskeyUserEntity"];
+            pubKeyCredParams: components["schemas"]["PasskeyAlgorithm"][];
+            /**
+             * Format: int32
+             * @description How long the browser waits for the user, in milliseconds: the challenge's lifetime.
+             */
+            timeout: number;
+            /**
+             * @description No attestation is asked for: the service trusts any authenticator that verifies its user.
+             * @enum {string}
+             */
+            attestation: "none";
+            excludeCredentials: components["schemas"]["PasskeyDescriptor"][];
+            authenticatorSelection: components["schemas"]["PasskeyAuthenticatorSelection"];
+            extensions: components["schemas"]["PasskeyExtensions"];
+        };
+        /** @description A passkey the authenticator should not register again (the user's existing ones). */
+        PasskeyDescriptor: {
+            /** @description The credential id. */
+            id: components["schemas"]["base64url"];
+            /** @enum {string} */
+            type: "public-key";
+            transports?: components["schemas"]["passkeyTransport"][];
+        };
+        /**
+         * @description Whether a passkey lives on one device or is synced between devices (a password manager, a platform account).
+         * @enum {string}
+         */
+        PasskeyDeviceType: "singleDevice" | "multiDevice";
+        /** @description Client extension outputs (`getClientExtensionResults()`), e.g. `{ "credProps": { "rk": true } }`; not relied on. */
+        PasskeyExtensionResults: {
+            [key: string]: unknown;
+        };
+        /** @description Extensions asked of the browser: `credProps` reports whether the credential is discoverable. */
+        PasskeyExtensions: {
+            credProps: boolean;
+        };
+        /** @description The caller's passkeys, oldest first. */
+        PasskeyList: {
+            data: components["schemas"]["Passkey"][];
+        };
+        /** @description A registration challenge: answer it within `expiresAt` with `POST /v1/passkeys`, once. */
+        PasskeyRegistrationOptions: {
+            /** @description Send it back with the browser's answer. */
+            challengeId: components["schemas"]["uuid"];
+            /**
+             * Format: date-time
+             * @description The challenge is refused after this time (5 minutes after it was issued).
+             */
+            expiresAt: string;
+            publicKey: components["schemas"]["PasskeyCreationOptions"];
+        };
+        /** @description `RegistrationResponseJSON`: what `PublicKeyCredential.toJSON()` gives after `navigator.credentials.create()`. */
+        PasskeyRegistrationResponse: {
+            /** @description The credential id (base64url). */
+            id: components["schemas"]["base64url"];
+            /** @description The same id as `id`. */
+            rawId: components["schemas"]["base64url"];
+            response: components["schemas"]["PasskeyAttestation"];
+            /** @enum {string} */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            clientExtensionResults: components["schemas"]["PasskeyExtensionResults"];
+            /** @enum {string} */
+            type: "public-key";
+        };
+        /** @description The relying party: this service, identified by the host of its public URL (`PUBLIC_URL`). */
+        PasskeyRelyingParty: {
+            name: string;
+            /** @description The RP ID: the host name of the service's public URL. */
+            id: string;
+        };
+        /**
+         * @description `PublicKeyCredentialRequestOptionsJSON` of WebAuthn Level 3, for
+         *     `PublicKeyCredential.parseRequestOptionsFromJSON()` (or SimpleWebAuthn's `startAuthentication`),
+         *     then `navigator.credentials.get({ publicKey })`. `allowCredentials` is empty: the authenticator
+         *     offers the passkeys it holds for this site, so no email is asked first.
+         */
+        PasskeyRequestOptions: {
+            challenge: components["schemas"]["base64url"];
+            /** @description The RP ID: the host name of the service's public URL. */
+            rpId: string;
+            /** Format: int32 */
+            timeout: number;
+            /** @enum {string} */
+            userVerification: "required";
+            allowCredentials: components["schemas"]["PasskeyDescriptor"][];
+        };
+        /** @description A sign-in challenge: answer it within `expiresAt` with `POST /v1/passkey-sign-in`, once. */
+        PasskeySignInOptions: {
+            challengeId: components["schemas"]["uuid"];
+            /**
+             * Format: date-time
+             * @description The challenge is refused after this time (5 minutes after it was issued).
+             */
+            expiresAt: string;
+            publicKey: components["schemas"]["PasskeyRequestOptions"];
+        };
+        /** @description Sign in with a passkey: the challenge it answers and the browser's answer. */
+        PasskeySignInRequest: {
+            challengeId: components["schemas"]["uuid"];
+            response: components["schemas"]["PasskeySignInResponse"];
+        };
+        /** @description `AuthenticationResponseJSON`: what `PublicKeyCredential.toJSON()` gives after `navigator.credentials.get()`. */
+        PasskeySignInResponse: {
+            id: components["schemas"]["base64url"];
+            rawId: components["schemas"]["base64url"];
+            response: components["schemas"]["PasskeyAssertion"];
+            /** @enum {string} */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            clientExtensionResults: components["schemas"]["PasskeyExtensionResults"];
+            /** @enum {string} */
+            type: "public-key";
+        };
+        /** @description The account a new passkey is for, as the authenticator stores it. */
+        PasskeyUserEntity: {
+            /** @description The user handle: a fixed opaque id of the user (base64url), never an email. */
+            id: components["schemas"]["base64url"];
+            /** @description The user's email, shown by the authenticator's account picker. */
+            name: string;
+            displayName: string;
+        };
         /** @description Change the caller's password: the current one proves it is the user. */
         PasswordChange: {
             currentPassword: string;
@@ -2392,7 +2935,7 @@ export interface components {
          *     page, `GET /problems/<code>` (the problem's `type`), says in words what it means and what to
          *     do next. Each value's `title` is the problem's `title`, and `x-status` its HTTP status.
          */
-        ProblemCode: string & ("validation_failed" | "link_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "invalid_two_step_code" | "two_step_expired" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "password_exists" | "two_step_enabled" | "two_step_not_started" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "sso_required" | "sso_not_configured" | "sso_state_invalid" | "sso_expired" | "sso_provider_error" | "sso_token_invalid" | "sso_user_unknown" | "headers_too_large" | "internal_error" | "service_unavailable");
+        ProblemCode: string & ("validation_failed" | "link_invalid" | "passkey_challenge_invalid" | "passkey_invalid" | "invalid_json" | "bad_request" | "unauthorized" | "key_expired" | "invalid_credentials" | "passkey_rejected" | "invalid_two_step_code" | "two_step_expired" | "workspace_limit" | "session_required" | "csrf_failed" | "insufficient_scope" | "forbidden" | "scope_escalation" | "workspace_escalation" | "role_escalation" | "expiry_escalation" | "not_found" | "method_not_allowed" | "request_timeout" | "slug_taken" | "connection_exists" | "key_inactive" | "last_owner" | "member_exists" | "invitation_used" | "invitation_expired" | "token_used" | "password_exists" | "passkey_exists" | "two_step_enabled" | "two_step_not_started" | "webhook_paused" | "idempotency_key_reused" | "idempotency_key_in_use" | "repository_unreachable" | "bad_signature" | "search_console_unconfigured" | "search_console_refused" | "search_console_not_connected" | "secrets_unconfigured" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "sign_in_throttled" | "sso_required" | "sso_not_configured" | "sso_state_invalid" | "sso_expired" | "sso_provider_error" | "sso_token_invalid" | "sso_user_unknown" | "headers_too_large" | "internal_error" | "service_unavailable");
         /** @description Ten single-use recovery codes, shown only here: each signs in once in place of a TOTP code. */
         RecoveryCodes: {
             recoveryCodes: string[];
@@ -2424,6 +2967,138 @@ export interface components {
          * @enum {string}
          */
         Rendering: "browser" | "html_only";
+        /**
+         * @description What happened to a workspace's website in a period: the content of a digest, or a report for
+         *     any period.
+         *
+         *     - `deploys`: deploys recorded in the period, newest first (at most 50), each with its check's verdict;
+         *     - `newFindings`: what site checks and crawls finished in the period found worse than before,
+         *     worst first (at most 50; a page and kind found again is listed once), with the likeliest cause;
+         *     - `resolvedFindings`: problems that were there at the start of the period, or appeared during
+         *     it, and that the newest check (or crawl) of the period no longer sees: a check only for pages
+         *     it looked at, and only kinds a single check can judge (see `SiteCheckIssue`); with the cause
+         *     first given for them;
+         *     - `lostClicks`: the pages that lost the most search clicks against the previous period (at
+         *     most 10);
+         *     - `search`: the period's search totals against the previous period's, or null when the period
+         *     has no search data.
+         *
+         *     Search data is daily: the period's days are the calendar days in the workspace's time zone that
+         *     begin in the period.
+         */
+        Report: {
+            workspaceId: components["schemas"]["uuid"];
+            workspaceName: string;
+            timezone: string;
+            /**
+             * Format: date-time
+             * @description Start of the period, inclusive.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the period, exclusive.
+             */
+            to: string;
+            deploys: components["schemas"]["ReportDeploy"][];
+            newFindings: components["schemas"]["ReportFinding"][];
+            resolvedFindings: components["schemas"]["ReportFinding"][];
+            lostClicks: components["schemas"]["ReportPage"][];
+            search: components["schemas"]["ReportSearch"] | null;
+        };
+        /** @description A deploy of the period and the verdict of its newest site check. */
+        ReportDeploy: {
+            id: components["schemas"]["uuid"];
+            commitSha: string;
+            environment: string;
+            ref: string | null;
+            /** Format: date-time */
+            deployedAt: string;
+            /**
+             * @description `regressions`: its check found something worse (`findings` of them); `clean`: its check found
+             *     nothing worse; `pending`: the check has not finished; `failed`: the check could not run;
+             *     `not_checked`: no check (not a production deploy).
+             * @enum {string}
+             */
+            verdict: "regressions" | "clean" | "pending" | "failed" | "not_checked";
+            /**
+             * Format: int32
+             * @description Findings of its newest check (0 unless `regressions`).
+             */
+            findings: number;
+            /** @description The deploy in the API: `GET /v1/deploys/{id}`. */
+            link: string;
+        };
+        /** @description A finding of a site check or crawl that appeared, or went away, in the period. */
+        ReportFinding: {
+            /**
+             * @description A site check's finding, or a crawl's.
+             * @enum {string}
+             */
+            source: "check" | "crawl";
+            kind: components["schemas"]["CheckFindingKind"] | components["schemas"]["CrawlFindingKind"];
+            severity: components["schemas"]["Severity"];
+            url: string;
+            /** @description The check or crawl that found it (new), or that no longer sees it (resolved). */
+            runId: components["schemas"]["uuid"];
+            /**
+             * Format: date-time
+             * @description When that check or crawl finished.
+             */
+            at: string;
+            /** @description The likeliest cause among the changes of a deploy, when one explains it; else null. */
+            topCause: components["schemas"]["Cause"] | null;
+            /** @description For a finding no deploy explains, the check's or crawl's explanation (see `DeployFinding`); else null. */
+            explanation: string | null;
+            /** @description The check or crawl in the API: `GET /v1/site-checks/{runId}` or `GET /v1/site-crawls/{runId}`. */
+            link: string;
+        };
+        /** @description A page's search clicks in the period against the previous period of the same length. */
+        ReportPage: {
+            url: string;
+            /** Format: int64 */
+            clicks: number;
+            /** Format: int64 */
+            previousClicks: number;
+            /**
+             * Format: int64
+             * @description `previousClicks - clicks`, more than 0.
+             */
+            lostClicks: number;
+            /** @description The page's latest site-check findings: `GET /v1/site-checks/latest?workspace_id=...`. */
+            link: string;
+        };
+        /** @description Search totals of the period against the previous period of the same number of days. */
+        ReportSearch: {
+            current: components["schemas"]["ReportSearchWindow"];
+            previous: components["schemas"]["ReportSearchWindow"];
+            /** @description `current.clicks / previous.clicks - 1`; null when the previous period had no clicks. */
+            clicksChange: number | null;
+            /** @description The same for impressions. */
+            impressionsChange: number | null;
+        };
+        /** @description Search totals of a run of days. */
+        ReportSearchWindow: {
+            /**
+             * Format: date
+             * @description First day (in the workspace's time zone), inclusive.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day, inclusive.
+             */
+            to: string;
+            /**
+             * Format: int32
+             * @description Days of the window that have search data.
+             */
+            days: number;
+            /** Format: int64 */
+            clicks: number;
+            /** Format: int64 */
+            impressions: number;
+        };
         /**
          * @description The repository host of a connection.
          * @enum {string}
@@ -2462,6 +3137,235 @@ export interface components {
          * @enum {string}
          */
         Scope: "deploys" | "search" | "workspaces" | "webhooks" | "keys";
+        /**
+         * @description How to compare: `previous` is the period of the same length that ends the day before `from`.
+         * @enum {string}
+         */
+        SearchCompare: "previous";
+        /** @description A connection waiting for consent, with the URL to grant it. */
+        SearchConsoleAuthorization: {
+            connection: components["schemas"]["SearchConsoleConnection"];
+            /**
+             * Format: uri
+             * @description Open this in a browser, signed in as a Google user with access to the property, and allow
+             *     sitehealth to read Search Console data. Google then sends the browser to
+             *     `GET /v1/search-console/callback`. Valid for one hour, once.
+             */
+            authorizationUrl: string;
+        };
+        /** @description What the callback did. */
+        SearchConsoleCallbackResult: {
+            /** @description The workspace the connection belongs to. */
+            workspaceId: components["schemas"]["uuid"];
+            /**
+             * @description `connected`: access granted and a first sync queued; `refused`: the user declined at Google (the connection stays `pending` with `lastError`).
+             * @enum {string}
+             */
+            outcome: "connected" | "refused";
+        };
+        /**
+         * @description Connect a workspace to a Search Console property.
+         * @example {
+         *       "siteUrl": "https://www.example.com/"
+         *     }
+         */
+        SearchConsoleConnect: {
+            /** @description The property to read, as Search Console lists it. */
+            siteUrl: components["schemas"]["searchConsoleProperty"];
+        };
+        /**
+         * @description A workspace's Search Console connection. Search data is read with OAuth 2.0 on behalf of the
+         *     Google user who granted access (scope `webmasters.readonly`); the refresh token is stored
+         *     encrypted and never returned. Once connected, a sync runs every day (at 05:00 UTC, once
+         *     whatever the number of workers) and reads the days since the last sync plus the 3 before,
+         *     which Search Console still revises; the first sync reads the last 90 days (the operator's
+         *     `SEARCH_SYNC_BACKFILL_DAYS`). A sync replaces each day it read, by date, page, query, country
+         *     and device, and the per-page totals. Days Search Console reports as incomplete, and the last 3
+         *     days read, are provisional: `GET /v1/search-performance` shows them, deploy impact leaves them
+         *     out until a later sync makes them final. A failed sync is shown here (`state`, `lastError`)
+         *     and recorded in the activity feed (`search_console.sync_failed`, `search_console.revoked`).
+         * @example {
+         *       "id": "0193a4e2-7c1f-7b3a-9a52-3f0c1d2e4c09",
+         *       "workspaceId": "0193a4e2-0000-7000-8000-000000000001",
+         *       "siteUrl": "https://www.example.com/",
+         *       "state": "connected",
+         *       "connectedAt": "2026-11-21T10:05:00.000Z",
+         *       "lastSyncAt": "2026-11-22T05:00:04.000Z",
+         *       "syncedThrough": "2026-11-21",
+         *       "lastSyncRows": 48210,
+         *       "lastSyncMs": 3120,
+         *       "lastError": null,
+         *       "lastErrorAt": null,
+         *       "createdAt": "2026-11-21T10:00:00.000Z",
+         *       "updatedAt": "2026-11-22T05:00:04.000Z"
+         *     }
+         */
+        SearchConsoleConnection: {
+            id: components["schemas"]["uuid"];
+            workspaceId: components["schemas"]["uuid"];
+            /** @description The Search Console property read. */
+            siteUrl: string;
+            state: components["schemas"]["SearchConsoleState"];
+            /** @description When access was granted, or null while pending. */
+            connectedAt: string | null;
+            /** @description When the last sync finished (successfully or not), or null before the first. */
+            lastSyncAt: string | null;
+            /** @description The newest day the last successful sync read, or null. */
+            syncedThrough: string | null;
+            /** @description Rows (date, page, query, country, device) the last successful sync stored, or null. */
+            lastSyncRows: number | null;
+            /** @description How long the last successful sync took, in milliseconds, or null. */
+            lastSyncMs: number | null;
+            /** @description What went wrong last (Search Console's error, a refused token, consent refused at Google), or null. Cleared by the next success. */
+            lastError: string | null;
+            /** @description When `lastError` happened, or null. */
+            lastErrorAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description Where a Search Console connection stands. `pending`: waiting for the user to grant access at
+         *     Google (`authorizationUrl`); `connected`: the refresh token works and syncs run daily;
+         *     `failing`: the last sync failed (Search Console refused or did not answer; see `lastError`),
+         *     the next one tries again; `revoked`: Google refused the refresh token (access was removed in
+         *     the Google account, or it expired): connect again to resume.
+         * @enum {string}
+         */
+        SearchConsoleState: "pending" | "connected" | "failing" | "revoked";
+        /**
+         * @description Search Console's device categories.
+         * @enum {string}
+         */
+        SearchDevice: "desktop" | "mobile" | "tablet";
+        /**
+         * @description What `GET /v1/search-performance` groups its rows by.
+         * @enum {string}
+         */
+        SearchDimension: "date" | "page" | "query" | "country" | "device";
+        /**
+         * @description Search performance of a workspace over a period: totals, the compared period's totals and one
+         *     row per value of the requested dimension, a page at a time.
+         *
+         *     **Where the numbers come from.** Search Console's data, synced daily (see the Search Console
+         *     connection) or imported from CSV by an operator. Each day and page has its totals; each day,
+         *     page, query, country and device may also have its own row (the detailed data). A request by
+         *     `date` or `page` without a `query`, `country` or `device` filter reads the per-page totals,
+         *     which include clicks on queries Search Console anonymizes; any other request reads the detailed
+         *     data, which does not. So, as in Search Console itself, the sum of a site's queries is usually a
+         *     little below its total.
+         *
+         *     **Traffic.** What the dashboard and the digests call *traffic* is this data summed by day and
+         *     page: clicks and impressions per day (`dimension=date`) and per page (`dimension=page`), with no
+         *     query, country or device filter. Deploy impact (`Impact`) reads the same per-day totals.
+         *
+         *     **Provisional days.** Search Console revises its most recent days: `provisionalFrom` is the
+         *     first day of the period whose data may still change (null when none may). Such days are
+         *     included here, and left out of deploy impact until a later sync or import makes them final.
+         * @example {
+         *       "workspaceId": "0193a4e2-0000-7000-8000-000000000001",
+         *       "dimension": "query",
+         *       "period": {
+         *         "from": "2026-10-01",
+         *         "to": "2026-10-28"
+         *       },
+         *       "comparePeriod": {
+         *         "from": "2026-09-03",
+         *         "to": "2026-09-30"
+         *       },
+         *       "totals": {
+         *         "clicks": 1520,
+         *         "impressions": 48210,
+         *         "ctr": 0.0315,
+         *         "position": 8.4
+         *       },
+         *       "compareTotals": {
+         *         "clicks": 1411,
+         *         "impressions": 45002,
+         *         "ctr": 0.0314,
+         *         "position": 8.9
+         *       },
+         *       "provisionalFrom": "2026-10-26",
+         *       "data": [
+         *         {
+         *           "key": "site health monitoring",
+         *           "clicks": 210,
+         *           "impressions": 3020,
+         *           "ctr": 0.0695,
+         *           "position": 3.2
+         *         }
+         *       ],
+         *       "meta": {
+         *         "next_cursor": null
+         *       }
+         *     }
+         */
+        SearchPerformanceResult: {
+            workspaceId: components["schemas"]["uuid"];
+            dimension: components["schemas"]["SearchDimension"];
+            period: components["schemas"]["SearchPeriod"];
+            /** @description The period before, of the same length (with `compare=previous`), else null. */
+            comparePeriod: components["schemas"]["SearchPeriod"] | null;
+            /** @description Totals of the period, filters applied. */
+            totals: components["schemas"]["SearchTotals"];
+            /** @description Totals of `comparePeriod`, filters applied; null without `compare`. */
+            compareTotals: components["schemas"]["SearchTotals"] | null;
+            /** @description The first day of the period whose data Search Console may still revise; null when none. */
+            provisionalFrom: string | null;
+            /** @description One row per value of `dimension`: by date oldest first, otherwise most clicks first (then by key). */
+            data: components["schemas"]["SearchPerformanceRow"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        /** @description One row: the dimension's value and its totals over the period. */
+        SearchPerformanceRow: {
+            /**
+             * Format: int64
+             * @description Clicks from Google Search results.
+             */
+            clicks: number;
+            /**
+             * Format: int64
+             * @description Times a result linked to the site was shown.
+             */
+            impressions: number;
+            /** @description `clicks / impressions`, 0 to 1; null without impressions. */
+            ctr: number | null;
+            /** @description Average position of the site's best result, weighted by impressions (1 is the top); null when no row carries one. */
+            position: number | null;
+            /** @description The value of the requested dimension: a day (`YYYY-MM-DD`), a page URL, a query, a country or a device; `""` for rows without one. */
+            key: string;
+        };
+        /** @description The period a response covers. */
+        SearchPeriod: {
+            /**
+             * Format: date
+             * @description First day, inclusive.
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description Last day, inclusive.
+             */
+            to: string;
+        };
+        /** @description Clicks, impressions, click-through rate and average position of a set of rows. */
+        SearchTotals: {
+            /**
+             * Format: int64
+             * @description Clicks from Google Search results.
+             */
+            clicks: number;
+            /**
+             * Format: int64
+             * @description Times a result linked to the site was shown.
+             */
+            impressions: number;
+            /** @description `clicks / impressions`, 0 to 1; null without impressions. */
+            ctr: number | null;
+            /** @description Average position of the site's best result, weighted by impressions (1 is the top); null when no row carries one. */
+            position: number | null;
+        };
         /**
          * @description A signed-in session: one browser or device.
          * @example {
@@ -2924,6 +3828,14 @@ export interface components {
              */
             recoveryCodesLeft: number;
         };
+        /** @description What unsubscribing did. */
+        Unsubscribed: {
+            workspaceId: components["schemas"]["uuid"];
+            workspaceName: string;
+            email: string;
+            /** @description Always `none`: no more digests from this workspace (change it again with `PUT /v1/workspaces/{id}/notifications`). */
+            digest: components["schemas"]["DigestFrequency"];
+        };
         /**
          * @description A webhook endpoint.
          *
@@ -3213,6 +4125,8 @@ export interface components {
             check_time?: components["schemas"]["wallTime"];
             crawl_schedule?: components["schemas"]["CrawlSchedule"];
         };
+        /** @description Binary data of WebAuthn as base64url without padding (RFC 4648 section 5), as browsers' `toJSON()` gives it. */
+        base64url: string;
         /** @description A value the provider sends back to the callback. */
         callbackValue: string;
         /**
@@ -3220,6 +4134,11 @@ export interface components {
          * @example 3f9c2ab
          */
         commitSha: string;
+        /**
+         * @description A country as Search Console names it: ISO 3166-1 alpha-3 (`usa`, `deu`), any letter case.
+         * @example usa
+         */
+        countryAlpha3: string;
         /**
          * @description An email address, up to 320 characters.
          * @example dana@acme.example
@@ -3240,6 +4159,13 @@ export interface components {
          */
         issuerUrl: string;
         /**
+         * @description A name the user gives a passkey, to tell them apart in the list ("Work laptop", "Phone").
+         * @example Work laptop
+         */
+        passkeyName: string;
+        /** @description How a browser can reach an authenticator (`usb`, `nfc`, `ble`, `internal`, `hybrid`, `smart-card`, ...): kept as given. */
+        passkeyTransport: string;
+        /**
          * @description A password, 10 to 200 characters. Stored only as a memory-hard digest (scrypt, N=2^15, r=8,
          *     p=1, a 16-byte salt per password); it is never logged or shown again.
          * @example correct horse battery
@@ -3250,8 +4176,15 @@ export interface components {
          * @example acme/site
          */
         repositoryPath: string;
+        /**
+         * @description A Search Console property: a URL prefix (`https://www.example.com/`) or a domain (`sc-domain:example.com`). Up to 2,048 characters.
+         * @example https://www.example.com/
+         */
+        searchConsoleProperty: string;
         /** @description A Standard Webhooks signing secret: `whsec_` and base64, up to 255 characters. */
         signingToken: string;
+        /** @description An unsubscribe token, from the link or the `List-Unsubscribe` header of a digest. */
+        unsubscribeToken: string;
         /**
          * Format: uuid
          * @description A UUID (version 7, time-ordered, for ids the service creates).
@@ -3291,6 +4224,13 @@ export interface components {
          *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
          *     operation is a good choice. The SDK sends one of its own on every POST it retries.
          *     Up to 255 printable ASCII characters.
+         *
+         *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+         *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+         *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+         *     sent with that same API key can read the answer again, and the stored row reveals neither the
+         *     answer nor the request body to anyone holding the database alone, the operator's
+         *     `SECRETS_KEY` included.
          */
         IdempotencyKey: string;
     };
@@ -3334,7 +4274,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3344,7 +4285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3467,7 +4408,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3477,7 +4419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3599,7 +4541,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3609,7 +4552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3747,7 +4690,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3757,7 +4701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3875,7 +4819,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -3885,7 +4830,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4009,7 +4954,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4019,7 +4965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4059,7 +5005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4175,7 +5121,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4185,7 +5132,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4295,6 +5242,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -4320,7 +5274,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4330,7 +5285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4370,7 +5325,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4477,7 +5432,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4487,7 +5443,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4607,7 +5563,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4724,7 +5681,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4863,7 +5821,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -4982,7 +5941,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5014,7 +5974,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5118,7 +6078,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5128,7 +6089,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5246,7 +6207,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5256,7 +6218,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5372,7 +6334,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5382,7 +6345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5502,7 +6465,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5512,7 +6476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5648,7 +6612,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5658,7 +6623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5776,7 +6741,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5786,7 +6752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5826,7 +6792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5917,7 +6883,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -5927,7 +6894,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5967,7 +6934,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6074,7 +7041,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6084,7 +7052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6124,7 +7092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6233,7 +7201,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6243,7 +7212,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6283,7 +7252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6303,6 +7272,808 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: the body is not `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_registrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyRegistrationOptions"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PasskeySignIn_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeySignInRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful sign-in: the session cookie, and the person signed in. */
+            200: {
+                headers: {
+                    /**
+                     * @description `sitehealth_session=<token>; Path=/; HttpOnly; SameSite=Lax; Max-Age=2592000`, with `Secure`
+                     *     unless the service's public URL is a loopback address.
+                     */
+                    "set-cookie": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sign_in_throttled`: too many failed sign-ins; nothing was checked. */
+            429: {
+                headers: {
+                    /** @description Seconds until the throttling window ends. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    PasskeySignIn_options: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeySignInOptions"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `sign_in_throttled`: too many failed sign-ins; nothing was checked. */
+            429: {
+                headers: {
+                    /** @description Seconds until the throttling window ends. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyList"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Passkey"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Passkeys_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6390,7 +8161,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6485,7 +8257,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6556,6 +8329,313 @@ export interface operations {
             };
         };
     };
+    SearchConsoleCallback_complete: {
+        parameters: {
+            query: {
+                /** @description The `state` of the `authorizationUrl`. */
+                state: string;
+                /** @description The authorization code, when the user allowed access. */
+                code?: string;
+                /** @description Google's error when the user declined (`access_denied`). */
+                error?: string;
+                /** @description The scopes granted, as Google lists them. */
+                scope?: string;
+                /** @description Google's own parameters, ignored: which signed-in account answered. */
+                authuser?: string;
+                /** @description Google's own parameter, ignored: the prompt shown. */
+                prompt?: string;
+                /** @description Google's own parameter, ignored: the Workspace domain of the account. */
+                hd?: string;
+                /** @description Google's own parameter, ignored: the issuer. */
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchConsoleCallbackResult"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `repository_unreachable`: the host refused the token or the repository, or could not be reached. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchPerformance_get: {
+        parameters: {
+            query: {
+                /** @description The workspace. */
+                workspace_id: components["schemas"]["uuid"];
+                /** @description First day of the period (inclusive). */
+                from: string;
+                /** @description Last day of the period (inclusive); the period holds at most 487 days. */
+                to: string;
+                /** @description What the rows are grouped by. */
+                dimension?: components["schemas"]["SearchDimension"];
+                /** @description Only this page (an absolute URL; matched on its normalised form). */
+                page?: string;
+                /** @description Only this search query (exact). */
+                query?: string;
+                /** @description Only this country (ISO 3166-1 alpha-3, such as `usa`; any letter case). */
+                country?: components["schemas"]["countryAlpha3"];
+                /** @description Only this device. */
+                device?: components["schemas"]["SearchDevice"];
+                /** @description `previous`: also the totals of the period of the same length just before. */
+                compare?: components["schemas"]["SearchCompare"];
+                /** @description How many rows, 1 to 1000. */
+                limit?: number;
+                /** @description The `meta.next_cursor` of the previous page (opaque; pass the same parameters). See `PageMeta`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchPerformanceResult"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     Sessions_list: {
         parameters: {
             query?: never;
@@ -6578,7 +8658,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6588,7 +8669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6712,7 +8793,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6722,7 +8804,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6834,7 +8916,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6844,7 +8927,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6973,7 +9056,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -6983,7 +9067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7093,6 +9177,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7127,7 +9218,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7137,7 +9229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7276,7 +9368,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7286,7 +9379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7406,7 +9499,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7416,7 +9510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7545,7 +9639,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7555,7 +9650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7665,6 +9760,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -7699,7 +9801,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7709,7 +9812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7848,7 +9951,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7858,7 +9962,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7983,7 +10087,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -7993,7 +10098,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8133,7 +10238,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8248,7 +10354,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8258,7 +10365,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8380,7 +10487,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8390,7 +10498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8524,7 +10632,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8534,7 +10643,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8661,7 +10770,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8785,7 +10895,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8795,7 +10906,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8885,6 +10996,247 @@ export interface operations {
             };
         };
     };
+    Unsubscribe_page: {
+        parameters: {
+            query: {
+                token: components["schemas"]["unsubscribeToken"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unsubscribe confirmation as an HTML page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Unsubscribe_unsubscribe: {
+        parameters: {
+            query: {
+                token: components["schemas"]["unsubscribeToken"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["OneClickUnsubscribe"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Unsubscribed"];
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     Webhooks_list: {
         parameters: {
             query?: {
@@ -8910,7 +11262,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -8920,7 +11273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9030,6 +11383,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9055,7 +11415,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9065,7 +11426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9105,7 +11466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9212,7 +11573,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9222,7 +11584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9346,7 +11708,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9356,7 +11719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9492,7 +11855,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9502,7 +11866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9631,7 +11995,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9641,7 +12006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9762,7 +12127,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9772,7 +12138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9882,6 +12248,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -9906,7 +12279,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -9916,7 +12290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9956,7 +12330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10035,6 +12409,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10058,7 +12439,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10068,7 +12450,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10108,7 +12490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10195,7 +12577,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10205,7 +12588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10315,6 +12698,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -10340,7 +12730,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10350,7 +12741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10399,7 +12790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10506,7 +12897,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10516,7 +12908,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10640,7 +13032,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10650,7 +13043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10786,7 +13179,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10796,7 +13190,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10916,7 +13310,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -10926,7 +13321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11036,6 +13431,13 @@ export interface operations {
                  *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
                  *     operation is a good choice. The SDK sends one of its own on every POST it retries.
                  *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -11063,7 +13465,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11073,7 +13476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11113,7 +13516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11234,7 +13637,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11244,7 +13648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11390,7 +13794,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11400,7 +13805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11520,7 +13925,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11530,7 +13936,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11654,7 +14060,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11664,7 +14071,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11704,7 +14111,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11810,7 +14217,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11820,7 +14228,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11940,7 +14348,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -11950,7 +14359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12075,7 +14484,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -12085,7 +14495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12125,7 +14535,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12231,7 +14641,8 @@ export interface operations {
              * @description `validation_failed`: the body, query or path does not match the schema (every offending field
              *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
              *     well-formed HTTP, or its target is not a path (an absolute URL such as
-             *     `GET http://host/v1/deploys` is refused, not routed).
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
              */
             400: {
                 headers: {
@@ -12241,7 +14652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12281,8 +14692,1038 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled` or `two_step_not_started`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Notifications_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettings"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Notifications_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotificationSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationSettings"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    Reports_get: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchConsole_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has succeeded. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchConsoleConnection"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchConsole_connect: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchConsoleConnect"];
+            };
+        };
+        responses: {
+            /** @description The request has succeeded and a new resource has been created as a result. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchConsoleAuthorization"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchConsole_disconnect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description There is no content to send for this request, but the headers may be useful. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate_limited`: the API key has made its allowance of requests in the current one-minute
+             *     window. Nothing was changed; retry after `Retry-After` seconds, when the next window begins.
+             */
+            429: {
+                headers: {
+                    /** @description Seconds until the key's next window begins. */
+                    "retry-after": number;
+                    /** @description Requests the key may make per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in the current window: `0` here. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the current window ends. */
+                    "ratelimit-reset": number;
+                    /** @description The quota policy: requests per window and the window in seconds, e.g. `6000;w=60`. */
+                    "ratelimit-policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `headers_too_large`: the request line and headers are larger than 16 KB. The connection is closed after the answer. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `internal_error`: something failed on our side. The body never carries a stack trace; quote `x-request-id` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `service_unavailable`: the database is unreachable, or stayed busy past a bounded wait (5 s by
+             *     default). Nothing was changed; retry after `Retry-After` seconds.
+             */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    SearchConsole_sync: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry. The first request with a given key runs; a request that repeats
+                 *     it (same API key, same idempotency key, same operation, path and body) within 24 hours gets
+                 *     the first one's successful answer again, with `Idempotent-Replayed: true`, and changes
+                 *     nothing. The same key with a different operation, path or body answers 409
+                 *     `idempotency_key_reused`; while the first request is still running, a repeat answers 409
+                 *     `idempotency_key_in_use` (retry after a moment). Only successful answers (2xx) are kept: after
+                 *     an error, the same key runs the request again. Keys are per API key; a UUID v4 per logical
+                 *     operation is a good choice. The SDK sends one of its own on every POST it retries.
+                 *     Up to 255 printable ASCII characters.
+                 *
+                 *     A kept answer may hold a secret shown once (a webhook's `secret`, a connection's
+                 *     `webhookSecret`). It is stored sealed (AES-256-GCM) under a key derived from the API key that
+                 *     sent the request, and the request is recognised by a digest keyed the same way: only a repeat
+                 *     sent with that same API key can read the answer again, and the stored row reveals neither the
+                 *     answer nor the request body to anyone holding the database alone, the operator's
+                 *     `SECRETS_KEY` included.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: components["schemas"]["uuid"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchConsoleConnection"];
+                };
+            };
+            /**
+             * @description `validation_failed`: the body, query or path does not match the schema (every offending field
+             *     is listed in `errors`); `invalid_json`: the body is not JSON; `bad_request`: the request is not
+             *     well-formed HTTP, or its target is not a path (an absolute URL such as
+             *     `GET http://host/v1/deploys` is refused, not routed); `link_invalid`, `passkey_challenge_invalid`
+             *     and `passkey_invalid` as the operation describes.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: no credential, or the `X-API-Key` header or the session cookie is malformed, unknown, revoked or ended (the body is identical in every case); `key_expired`: the key is past its `expiresAt`; `invalid_credentials`: a wrong email or password; `passkey_rejected`: a passkey sign-in answer that was not accepted; `invalid_two_step_code` and `two_step_expired`: the second step of a sign-in. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `insufficient_scope`: the key lacks the operation's scope (`requiredScope` names it). `forbidden`: the caller's role in the workspace is too low (`requiredRole` names the lowest that may), or a workspace-bound key tried to create a workspace. `scope_escalation`, `workspace_escalation`, `role_escalation`, `expiry_escalation`: a new or rotated API key would grant more than the calling key holds (see `ApiKeyCreate`). `session_required`: the operation is for a person signed in. `csrf_failed`: a session's state-changing request without its CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `not_found`: no such resource, or the caller cannot see it (existence never leaks). When a body
+             *     or query field names it, `errors` names that field, with the same answer whether the resource
+             *     does not exist or is not the caller's to see.
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `request_timeout`: the request line and headers did not arrive within 10 seconds of the connection's first byte, or the whole request within 30 seconds. The connection is closed after the answer. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `slug_taken`, `webhook_paused`, `connection_exists`, `search_console_not_connected`, `key_inactive`, `last_owner`, `member_exists`, `invitation_used`, `invitation_expired`, `password_exists`, `two_step_enabled`, `two_step_not_started`, `passkey_exists` or `token_used`, as the operation describes; `idempotency_key_reused` or `idempotency_key_in_use` (see `IdempotencyKey`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: the body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not `application/json`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12354,6 +15795,7 @@ export interface operationQueryDefaults {
     ApiKeys_list: "limit";
     Deploys_list: "limit";
     Logs_list: "days" | "limit";
+    SearchPerformance_get: "dimension" | "limit";
     SiteChecks_list: "limit";
     SiteCrawls_list: "limit";
     SiteCrawls_get: "limit";

@@ -84,7 +84,7 @@ export function createApp(opts: AppOptions): Koa {
       continue;
     }
     if (op.isPublic) {
-      // No key (`x-public`): the body's own credential is the handler's to check.
+      // No key (`x-public`): the request's own credential (a token in its body or query) is the handler's to check.
       router.register(op.koaPath, [op.method], [startOperation(op), readBody, validateRequest(op, v), dispatch(handler, { db, config, log, mail })] as RouterMiddleware[]);
       continue;
     }

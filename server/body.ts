@@ -61,6 +61,29 @@ export function parseJsonBody(ctx: Context, text: string): unknown {
   }
 }
 
+export const FORM = 'application/x-www-form-urlencoded';
+
+/**
+ * The fields of a form body, for the operations whose document declares one: URL-encoded, or
+ * `multipart/form-data` (RFC 8058 lets mail clients send either); text fields only, the last of
+ * a repeated name winning. 415 for any other media type.
+ */
+export function parseFormBody(ctx: Context, text: string): Record<string, string> {
+  if (ctx.request.is(FORM)) return Object.fromEntries(new URLSearchParams(text));
+  if (ctx.request.is('multipart/form-data')) {
+    const boundary = /boundary="?([^";]+)"?/i.exec(ctx.get('content-type'))?.[1];
+    if (!boundary) throw new DomainError(400, 'bad_request', 'Bad request', 'The multipart/form-data body has no boundary.');
+    const out: Record<string, string> = {};
+    for (const part of text.split(`--${boundary}`)) {
+      const m = /^\r?\n([\s\S]*?)\r?\n\r?\n([\s\S]*?)\r?\n$/.exec(part);
+      const name = m && /content-disposition:[^\r\n]*\bname="([^"]*)"/i.exec(m[1])?.[1];
+      if (m && name) out[name] = m[2];
+    }
+    return out;
+  }
+  throw new DomainError(415, 'unsupported_media_type', 'Unsupported media type', `Send the body as ${FORM}.`);
+}
+
 export function bodyRequired(): never {
   throw new ValidationFailed('A JSON body is required.', [{ in: 'body', path: '', message: 'is required' }]);
 }

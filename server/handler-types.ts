@@ -29,11 +29,18 @@ export type PathOf<K extends OperationId> = Op<K>['parameters'] extends { path: 
 
 type SuccessStatus = 200 | 201 | 202 | 204 | 302;
 
-/** What a handler returns: one of the operation's success responses, typed from the document. */
+type Headers = Record<string, string>;
+
+/**
+ * What a handler returns: one of the operation's success responses, typed from the document. A
+ * response the document gives as `text/html` (a printable report, a page a mail link opens) is
+ * returned as `html`; the dispatcher sets the media type.
+ */
 export type Reply<K extends OperationId> = {
-  [S in keyof Op<K>['responses'] & SuccessStatus]: Op<K>['responses'][S] extends { content: { 'application/json': infer B } }
-    ? { status: S; body: B; headers?: Record<string, string> }
-    : { status: S; body?: undefined; headers?: Record<string, string> };
+  [S in keyof Op<K>['responses'] & SuccessStatus]:
+    | (Op<K>['responses'][S] extends { content: { 'application/json': infer B } } ? { status: S; body: B; headers?: Headers } : never)
+    | (Op<K>['responses'][S] extends { content: { 'text/html': unknown } } ? { status: S; html: string; headers?: Headers } : never)
+    | (Op<K>['responses'][S] extends { content: object } ? never : { status: S; body?: undefined; headers?: Headers });
 }[keyof Op<K>['responses'] & SuccessStatus];
 
 export interface HandlerContext<K extends OperationId> {
@@ -50,6 +57,11 @@ export interface HandlerContext<K extends OperationId> {
   /** Outgoing mail (core/mail). */
   mail: Mailer;
   requestId: string;
+  /**
+   * The first of `types` the request's `Accept` header takes (q-values honoured), or false; with
+   * no `Accept` header, the first. For operations the document gives more than one media type.
+   */
+  accepts(...types: string[]): string | false;
   /** Where the request came from (sessions and their audit rows record it). */
   client: ClientInfo;
   /** For a request authenticated by a session: its CSRF token; else null. */
@@ -64,4 +76,4 @@ export type Handler<K extends OperationId> = (ctx: HandlerContext<K>) => Promise
 export type HandlerMap = { [K in OperationId]: Handler<K> };
 
 /** A handler as the dispatcher calls it, whatever its operation. */
-export type AnyHandler = (ctx: HandlerContext<OperationId>) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>;
+export type AnyHandler = (ctx: HandlerContext<OperationId>) => Promise<{ status: number; body?: unknown; html?: string; headers?: Record<string, string> }>;

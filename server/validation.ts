@@ -1,3 +1,4 @@
+import { FORM } from './body.ts';
 import { anchored, createAjv, type JsonSchema, type Operation, type ValidateFunction } from '../core/contract/index.ts';
 
 export interface OperationValidators {
@@ -29,7 +30,10 @@ export function compileValidators(ops: Operation[]): Map<string, OperationValida
       };
     };
     const pathSchema = objectOf('path');
-    const bodySchema = op.def.requestBody?.content['application/json']?.schema;
+    // A form body (`application/x-www-form-urlencoded`, e.g. RFC 8058's one-click unsubscribe) is
+    // read into an object of its fields (server/body.ts) and checked against its schema the same way.
+    const content = op.def.requestBody?.content;
+    const bodySchema = content?.['application/json']?.schema ?? content?.[FORM]?.schema;
     out.set(op.id, {
       path: pathSchema ? coercing.compile(pathSchema) : null,
       query: coercing.compile(objectOf('query')!),

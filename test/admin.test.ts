@@ -8,9 +8,13 @@ import { engines, freshDatabaseUrl, dropCreatedDatabases } from './support/datab
 import { authenticateKey, hashKey, looksLikeKey } from '../core/access/index.ts';
 import { createWorkspace } from '../core/workspaces/index.ts';
 import { DomainError } from '../core/platform/index.ts';
+import { main } from '../admin/admin.ts';
 
-// Real child processes, as an operator runs them; each spawn costs ~0.5 s (node + tsx),
-// so the per-engine flow is one story over one database rather than one database per test.
+// The CLI's `main` (admin/admin.ts), exactly what `npm run admin --` runs, called in this process
+// with its output captured: a cold start of node and tsx costs about a CPU-second, and a story of
+// thirty commands per engine does not need thirty of them. What only the real program shows (the
+// exit code, stdout holding one JSON line and nothing else, stderr) is asserted on real processes
+// in 'admin CLI: as a program'. Each per-engine flow is one story over one database.
 
 after(dropCreatedDatabases);
 
@@ -24,7 +28,16 @@ interface Run {
   stderr: string;
 }
 
-function admin(databaseUrl: string, ...args: string[]): Promise<Run> {
+/** One invocation in this process: main's exit code, and what it wrote to each stream. */
+async function admin(databaseUrl: string, ...args: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { ...process.env, DATABASE_URL: databaseUrl }, { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`) });
+  return { code, stdout, stderr };
+}
+
+/** The same as a real process, as an operator runs it. */
+function adminProcess(databaseUrl: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -86,15 +99,35 @@ describe('admin CLI: usage', () => {
     ['half a workspace', ['bootstrap', '--email', 'a@example.com', '--website', 'https://x.example'], /go together/],
   ];
   test('usage and validation errors exit 1 with the message on stderr and nothing on stdout', async () => {
-    // Four processes at a time: each is a cold start of the CLI, and a busy two-core machine
-    // running a dozen at once can take longer than the per-run timeout.
     const runs: Run[] = [];
-    for (let i = 0; i < cases.length; i += 4) runs.push(...(await Promise.all(cases.slice(i, i + 4).map(([, args]) => admin(url, ...args, '--json')))));
+    for (const [, args] of cases) runs.push(await admin(url, ...args, '--json'));
     cases.forEach(([label, , message], i) => {
       assert.equal(runs[i].code, 1, `${label}: exit code (stderr: ${runs[i].stderr})`);
       assert.match(runs[i].stderr, message, label);
       assert.equal(runs[i].stdout, '', label);
     });
+  });
+});
+
+describe('admin CLI: as a program', () => {
+  test('exit codes and streams of the real process: help on stdout, a usage error on stderr, one JSON line, a domain error', async () => {
+    const url = await freshDatabaseUrl('sqlite');
+    const [help, usage] = await Promise.all([adminProcess(url, '--help'), adminProcess(url, 'keys', 'revoke', '--id', 'k_123', '--json')]);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /Usage: npm run admin -- <command>/);
+    assert.equal(help.stderr, '');
+    assert.equal(usage.code, 1);
+    assert.match(usage.stderr, /--id must be a UUID/);
+    assert.equal(usage.stdout, '');
+
+    const boot = await adminProcess(url, 'bootstrap', '--email', 'program@example.com', '--json');
+    assert.equal(boot.code, 0, boot.stderr);
+    assert.equal(boot.stdout.split('\n').filter(Boolean).length, 1, `one line of JSON: ${boot.stdout}`);
+    assert.ok(looksLikeKey(JSON.parse(boot.stdout).apiKey));
+    const dup = await adminProcess(url, 'users', 'create', '--email', 'PROGRAM@example.com', '--json');
+    assert.equal(dup.code, 1);
+    assert.match(dup.stderr, /already exists/);
+    assert.equal(dup.stdout, '');
   });
 });
 

@@ -56,7 +56,7 @@ for (const engine of engines()) {
     }
     const detail = async (id: string) => (await api.call('GET', `/v1/deploys/${id}`, { key: owner.apiKey })).body;
 
-    it('a hostile website: endless redirects, a 50 MiB page, a page that never finishes, invalid HTML, garbage robots.txt and a sitemap bomb', async () => {
+    it('a hostile website: endless redirects, a 50 MiB page, a page that never finishes, invalid HTML, garbage robots.txt and a sitemap bomb', async (t) => {
       site.reset();
       const key = ['/endless', '/huge', '/stall', '/invalid', '/cut'];
       site.set('/', htmlPage({ title: 'Hostile home', h1: ['Home'], links: key, words: 50 }));
@@ -72,6 +72,8 @@ for (const engine of engines()) {
       site.set('/bomb.xml.gz', { body: zlib.gzipSync(Buffer.alloc(64 * 1024 * 1024)), contentType: 'application/gzip' });
 
       const worker = await startWorkerProcess(api.dbUrl, ENV);
+      // Stopped however this test ends: left running, it would take the next test's jobs.
+      t.after(() => worker.stop('SIGKILL'));
       const workspaceId = await workspaceFor('/');
       const id = await deploy(workspaceId);
       const started = Date.now();
@@ -100,7 +102,7 @@ for (const engine of engines()) {
       await worker.stop();
     });
 
-    it('two workers, one killed with SIGKILL in the middle of a crawl: every check and crawl ends once, no event twice', async () => {
+    it('two workers, one killed with SIGKILL in the middle of a crawl: every check and crawl ends once, no event twice', async (t) => {
       site.reset();
       const pages = Array.from({ length: 40 }, (_, i) => `/slow/${i}`);
       site.set('/', htmlPage({ title: 'Slow home', h1: ['Home'], links: pages, words: 50 }));
@@ -109,6 +111,9 @@ for (const engine of engines()) {
       site.set('/sitemap.xml', sitemapXml(pages.map((p) => site.url(p))));
 
       const workers = await Promise.all([startWorkerProcess(api.dbUrl, { ...ENV, CRAWL_CONCURRENCY: '2' }), startWorkerProcess(api.dbUrl, { ...ENV, CRAWL_CONCURRENCY: '2' })]);
+      t.after(async () => {
+        for (const w of workers) await w.stop('SIGKILL');
+      });
       const workspaceId = await workspaceFor('/');
       // Events are written where a webhook listens (one that refuses connections).
       await createWebhook(api.db, { workspaceId, url: 'https://127.0.0.1:9/hook', events: ['deploy.recorded', 'site_check.completed', 'site_crawl.completed'] }, { allowPrivateNetwork: true });

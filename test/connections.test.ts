@@ -113,6 +113,29 @@ for (const engine of engines()) {
       assert.equal(deleted.id, gitlab.id);
     });
 
+    it('with an Idempotency-Key the kept answer is sealed: neither the webhook secret nor the token is in the table, and a replay answers the same', async () => {
+      const fresh = await api.owner();
+      const key = crypto.randomUUID();
+      const body = { provider: 'github', baseUrl: gh.baseUrl, repository: 'acme/site', token: GH_TOKEN, branches: { main: 'production' } };
+      const send = () => api.call('POST', `/v1/workspaces/${fresh.workspaceId}/connections`, { key: fresh.apiKey, body, headers: { 'idempotency-key': key } });
+      const first = await send();
+      assert.equal(first.status, 201, first.text);
+      const rows = await api.db('idempotency_keys').where({ idempotency_key: key });
+      assert.equal(rows.length, 1);
+      assert.match(rows[0].response, /^v1\.[0-9a-f]{8}\./);
+      const stored = JSON.stringify(rows[0]);
+      for (const readable of [first.body.webhookSecret, GH_TOKEN, first.body.id, first.body.webhookUrl]) assert.ok(!stored.includes(readable), `the stored row holds ${readable}`);
+
+      const hostCalls = gh.requests.length;
+      const again = await send();
+      assert.equal(again.status, 201);
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.equal(again.text, first.text);
+      assert.equal(gh.requests.length, hostCalls, 'a replay does not call the host');
+      const list = await api.call('GET', `/v1/workspaces/${fresh.workspaceId}/connections`, { key: fresh.apiKey });
+      assert.equal(list.body.data.length, 1);
+    });
+
     it('rotation: secrets reseal moves every sealed value to the first key of SECRETS_KEY', async () => {
       const newKey = crypto.randomBytes(32).toString('base64');
       const keyId = (k: string) => crypto.createHash('sha256').update(Buffer.from(k, 'base64')).digest('hex').slice(0, 8);

@@ -150,6 +150,13 @@ for (const engine of engines()) {
         body: { email: `hostile.${Math.random().toString(36).slice(2)}@example.com`, role: 'viewer' },
         readBack: async (res) => (await api.call('GET', `/v1/workspaces/${o.workspaceId}/invitations`, { key: o.apiKey })).body.data.find((i: { id: string }) => i.id === res.body.id),
       }),
+      // This server has no Google OAuth client: a valid body is 503 search_console_unconfigured; hostile ones are 400 first.
+      SearchConsole_connect: () => ({
+        method: 'POST',
+        path: `/v1/workspaces/${o.workspaceId}/search-console`,
+        body: { siteUrl: 'sc-domain:example.com' },
+        readBack: async () => null,
+      }),
       InvitationAcceptance_accept: () => ({
         method: 'POST',
         path: '/v1/invitations/accept',
@@ -227,6 +234,27 @@ for (const engine of engines()) {
         body: { token: 'shver_not-a-real-token' },
         readBack: async () => null,
       }),
+      // No challenge of these ids exists: a body that passes validation is refused with a 400.
+      Passkeys_create: () => ({
+        method: 'POST',
+        path: '/v1/passkeys',
+        body: {
+          challengeId: crypto.randomUUID(),
+          name: 'Laptop',
+          response: { id: 'AQID', rawId: 'AQID', type: 'public-key', authenticatorAttachment: 'platform', clientExtensionResults: {}, response: { clientDataJSON: 'e30', attestationObject: 'oA', authenticatorData: 'AA', transports: ['usb'], publicKey: 'AA' } },
+        },
+        readBack: async () => null,
+        session,
+      }),
+      PasskeySignIn_create: () => ({
+        method: 'POST',
+        path: '/v1/passkey-sign-in',
+        body: {
+          challengeId: crypto.randomUUID(),
+          response: { id: 'AQID', rawId: 'AQID', type: 'public-key', authenticatorAttachment: 'platform', clientExtensionResults: {}, response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA', userHandle: 'AA' } },
+        },
+        readBack: async () => null,
+      }),
     };
 
     const operations = Object.entries(document.paths).flatMap(([route, item]) =>
@@ -236,9 +264,10 @@ for (const engine of engines()) {
     it('covers every operation that takes a body with free-text fields', () => {
       // Signed hooks refuse an unsigned body before reading it; their hostile bodies are sent
       // signed, against a real connection, in test/connections-e2e.test.ts. A body of ids and
-      // enums only (POST /v1/site-checks: { workspaceId }) has no text to abuse.
+      // enums only (POST /v1/site-checks: { workspaceId }) has no text to abuse. The one form body
+      // (RFC 8058's one-click unsubscribe) is abused in test/digests.test.ts.
       const withBody = operations
-        .filter((op) => op.def.requestBody && !op.def['x-signature'] && stringFields(op.def.requestBody.content['application/json'].schema).length > 0)
+        .filter((op) => op.def.requestBody?.content['application/json'] && !op.def['x-signature'] && stringFields(op.def.requestBody.content['application/json'].schema).length > 0)
         .map((op) => op.def.operationId);
       assert.deepEqual(withBody.sort(), Object.keys(bodies).sort());
     });

@@ -1,7 +1,8 @@
 // Idempotency-Key on POSTs (spec/common/errors.tsp `IdempotencyKey`, docs/api.md#idempotent-requests),
 // through the HTTP API on both engines: a repeat replays the first answer and creates nothing;
 // the same key with another request, or while the first runs, is a 409; after an error the key
-// runs again; keys belong to their API key.
+// runs again; keys belong to their API key; the kept answer is sealed, so the secret an answer
+// shows once (a webhook's) is nowhere readable in the table, and a replay still answers the same.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -72,6 +73,43 @@ for (const engine of engines()) {
       const retried = await post('/v1/workspaces', { name, website: 'https://taken.example' }, key);
       assert.equal(retried.status, 201, 'the error was not kept: the retry ran');
       assert.equal(retried.headers.get('idempotent-replayed'), null);
+    });
+
+    it('the kept answer is sealed: the stored row holds no secret of the answer or the request, and a replay answers the same', async () => {
+      const chosen = `whsec_${crypto.randomBytes(32).toString('base64')}`;
+      const headerValue = `Bearer ${crypto.randomBytes(16).toString('hex')}`;
+      const bodies = [
+        { workspaceId: o.workspaceId, url: 'https://hooks.example.com/idem', events: ['deploy.recorded'] },
+        // A secret and a header value of the caller's choosing travel in the request itself.
+        { workspaceId: o.workspaceId, url: 'https://hooks.example.com/idem', events: ['deploy.recorded'], secret: chosen, headers: { Authorization: headerValue } },
+      ];
+      for (const body of bodies) {
+        const key = crypto.randomUUID();
+        const first = await post('/v1/webhooks', body, key);
+        assert.equal(first.status, 201, first.text);
+        const secret: string = first.body.secret;
+        assert.ok(secret.length > 0);
+
+        const rows = await api.db('idempotency_keys').where({ idempotency_key: key });
+        assert.equal(rows.length, 1);
+        const row = rows[0];
+        assert.equal(row.state, 'done');
+        assert.match(row.response, /^v1\.[0-9a-f]{8}\./, 'sealed');
+        const stored = JSON.stringify(row);
+        for (const readable of [secret, chosen, headerValue, first.body.id, o.workspaceId, 'hooks.example.com']) {
+          assert.ok(!stored.includes(readable), `the stored row holds ${readable}`);
+        }
+        // Nor can the fingerprint be matched against guesses of the request without the API key.
+        const unkeyed = crypto.createHash('sha256').update(`Webhooks_create\n/v1/webhooks\n${JSON.stringify(body)}`).digest('hex');
+        assert.notEqual(row.fingerprint, unkeyed);
+
+        const again = await post('/v1/webhooks', body, key);
+        assert.equal(again.status, 201);
+        assert.equal(again.headers.get('idempotent-replayed'), 'true');
+        assert.equal(again.text, first.text, 'the replay is the first answer, byte for byte');
+      }
+      const hooks = await api.call('GET', '/v1/webhooks', { key: o.apiKey, query: { workspace_id: o.workspaceId } });
+      assert.equal(hooks.body.data.length, 2, 'the replays created nothing');
     });
 
     it('keys belong to their API key; a malformed key is a 400 that runs nothing', async () => {

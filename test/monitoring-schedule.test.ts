@@ -115,11 +115,14 @@ for (const engine of engines()) {
       const start = at('2027-03-08T00:00:00Z');
       const end = at('2027-03-29T12:00:00Z');
       const runs: ScheduledRun[] = [];
-      for (let t = start; t <= end; t += 20 * 60_000) {
-        const got = await Promise.all(workers.map((db) => runSchedules(db, t)));
-        runs.push(...got.flat());
+      // A tick every 30 minutes: two ticks per hourly slot (one finds it due, one finds nothing).
+      for (let t = start; t <= end; t += 30 * 60_000) {
+        const got = (await Promise.all(workers.map((db) => runSchedules(db, t)))).flat();
+        runs.push(...got);
         // The checks and crawls run between ticks (here: they are marked finished), so the next
-        // slot queues a new one rather than meeting this one still queued.
+        // slot queues a new one rather than meeting this one still queued. A tick that queued
+        // nothing left nothing queued (the previous tick finished everything).
+        if (got.length === 0) continue;
         await SiteCheck.query(api.db).where({ state: 'queued', trigger_kind: 'schedule' }).patch({ state: 'finished', finished_at: t });
         await api.db('site_crawls').where({ state: 'queued', trigger_kind: 'schedule' }).update({ state: 'finished', finished_at: t });
       }

@@ -182,6 +182,10 @@ report.runs = {
   detail: checkDetail.trigger, crawl: crawl.trigger, crawls: crawls.data.length, crawlPages: crawlDetail.pages.length, latestCrawl: latestCrawl.latest?.id === crawl.id,
 };
 
+// Search performance (nothing imported: zero totals, no rows)
+const perf = await call('searchPerformance.get', client.searchPerformance.get({ workspace_id: workspaceId, from: '2026-10-01', to: '2026-10-28', dimension: 'query', compare: 'previous' }));
+report.searchPerformance = { clicks: perf.totals.clicks, rows: perf.data.length, compared: perf.compareTotals?.clicks };
+
 // Logs and activity, page by page
 const logs = await call('logs.list', client.logs.list({ workspace_id: workspaceId, limit: 100 }));
 let logRows = 0;
@@ -230,6 +234,14 @@ report.connections = {
   delete: await refusal('connections.delete', client.connections.delete(workspaceId, missingConnection)),
   typed: ServiceUnavailableError.name,
 };
+// Search Console: this server has no Google OAuth client, so connecting is refused (503); there is no connection to read, sync or remove.
+report.searchConsole = {
+  get: await refusal('searchConsole.get', client.searchConsole.get(workspaceId)),
+  connect: await refusal('searchConsole.connect', client.searchConsole.connect(workspaceId, { siteUrl: 'https://consumer.example/' }, { maxRetries: 0 })),
+  sync: await refusal('searchConsole.sync', client.searchConsole.sync(workspaceId)),
+  disconnect: await refusal('searchConsole.disconnect', client.searchConsole.disconnect(workspaceId)),
+  callback: await refusal('searchConsoleCallback.complete', client.searchConsoleCallback.complete({ state: 'unknown-state', code: 'x' })),
+};
 
 // Members and invitations (this server writes mail to files: no SMTP_URL)
 const memberList = await call('members.list', client.members.list(workspaceId));
@@ -243,6 +255,16 @@ try { await client.invitationAcceptance.accept('shinv_consumer'); } catch (err) 
 try { await client.members.delete(workspaceId, me.userId); } catch (err) { if (err instanceof SiteHealthError) { memberRefusals.push(err.code); called.push('members.delete'); } }
 report.members = { count: memberList.data.length, role: same.role, invited: invitations.data.some((i) => i.id === invited.id), refusals: memberRefusals };
 
+// Digests: my settings, a report as JSON and as HTML, and unsubscribe tokens that are no token
+const mySettings = await call('notifications.get', client.notifications.get(workspaceId));
+const daily = await call('notifications.update', client.notifications.update(workspaceId, { digest: 'daily' }));
+const today = new Date().toISOString().slice(0, 10);
+const report1 = await call('reports.get', client.reports.get(workspaceId, { from: today, to: today }));
+const reportPage = await call('reports.getHtml', client.reports.getHtml(workspaceId, { from: today, to: today }));
+const unsubscribeRefusals: string[] = [];
+try { await client.unsubscribe.page('shu_consumer'); } catch (err) { if (err instanceof NotFoundError) { unsubscribeRefusals.push(err.code); called.push('unsubscribe.page'); } }
+try { await client.unsubscribe.unsubscribe('shu_consumer'); } catch (err) { if (err instanceof NotFoundError) { unsubscribeRefusals.push(err.code); called.push('unsubscribe.unsubscribe'); } }
+report.digests = { was: mySettings.digest, now: daily.digest, deploys: Array.isArray(report1.deploys), html: reportPage.html.startsWith('<!doctype html>'), refusals: unsubscribeRefusals };
 // A person: sign in, then the session's own operations through a client made from it
 const signedIn = await call('sessions.create', client.sessions.create({ email: env.SITEHEALTH_EMAIL!, password: env.SITEHEALTH_PASSWORD! }));
 const credential = sessionFromSignIn(signedIn)!;
@@ -250,12 +272,31 @@ const person = createClient({ baseUrl: env.SITEHEALTH_URL!, session: credential,
 const meNow = await call('currentUser.get', person.currentUser.get());
 const devices = await call('sessions.list', person.sessions.list());
 const verification = await call('currentUser.sendVerification', person.currentUser.sendVerification());
+// Two-step: this server has no SECRETS_KEY, so a setup cannot start, and the rest is refused as nothing is set up
+const twoStepRefusals: string[] = [];
+const refusedTwoStep = async (name: string, p: Promise<unknown>) => { try { await p; } catch (err) { if (err instanceof SiteHealthError) { twoStepRefusals.push(err.code); called.push(name); } } };
+await refusedTwoStep('currentUser.startTwoStep', person.currentUser.startTwoStep());
+await refusedTwoStep('currentUser.confirmTwoStep', person.currentUser.confirmTwoStep('123456'));
+await refusedTwoStep('currentUser.disableTwoStep', person.currentUser.disableTwoStep(env.SITEHEALTH_PASSWORD!));
+await refusedTwoStep('currentUser.regenerateRecoveryCodes', person.currentUser.regenerateRecoveryCodes(env.SITEHEALTH_PASSWORD!));
+await refusedTwoStep('twoStepSignIn.complete', client.twoStepSignIn.complete({ challenge: 'sh2s_consumer', code: '123456' }));
+report.twoStep = twoStepRefusals;
 await call('currentUser.changePassword', person.currentUser.changePassword({ currentPassword: env.SITEHEALTH_PASSWORD!, newPassword: env.SITEHEALTH_PASSWORD! + ' 2' }));
 const others = await call('currentUser.signOutOthers', person.currentUser.signOutOthers());
 const reset = await call('passwordReset.request', client.passwordReset.request(env.SITEHEALTH_EMAIL!));
 const linkRefusals: string[] = [];
 try { await client.passwordReset.complete('shrst_consumer', 'a password of ten'); } catch (err) { if (err instanceof ValidationError) { linkRefusals.push(err.code); called.push('passwordReset.complete'); } }
 try { await client.emailVerification.complete('shver_consumer'); } catch (err) { if (err instanceof ValidationError) { linkRefusals.push(err.code); called.push('emailVerification.complete'); } }
+// Passkeys: no authenticator here, so each ceremony starts, and its bogus answer is a typed refusal
+const registration = await call('passkeys.registrationOptions', person.passkeys.registrationOptions());
+const passkeyList = await call('passkeys.list', person.passkeys.list());
+const passkeyRefusals: string[] = [];
+const bogus = { id: 'AQID', rawId: 'AQID', type: 'public-key' as const, clientExtensionResults: {} };
+try { await person.passkeys.create({ challengeId: registration.challengeId, name: 'Consumer', response: { ...bogus, response: { clientDataJSON: 'e30', attestationObject: 'oA' } } }); } catch (err) { if (err instanceof ValidationError) { passkeyRefusals.push(err.code); called.push('passkeys.create'); } }
+try { await person.passkeys.delete('01900000-0000-7000-8000-0000000000fd'); } catch (err) { if (err instanceof NotFoundError) { passkeyRefusals.push(err.code); called.push('passkeys.delete'); } }
+const passkeyChallenge = await call('passkeySignIn.options', client.passkeySignIn.options());
+try { await client.passkeySignIn.create({ challengeId: passkeyChallenge.challengeId, response: { ...bogus, response: { clientDataJSON: 'e30', authenticatorData: 'AA', signature: 'AA' } } }); } catch (err) { if (err instanceof SiteHealthError) { passkeyRefusals.push(err.code); called.push('passkeySignIn.create'); } }
+report.passkeys = { rp: registration.publicKey.rp.id === new URL(env.SITEHEALTH_URL!).hostname, listed: passkeyList.data.length, refusals: passkeyRefusals };
 await call('sessions.delete', person.sessions.delete(meNow.session.id));
 let afterSignOut = 0;
 try { await person.currentUser.get(); } catch (err) { if (err instanceof SiteHealthError) afterSignOut = err.status; }
@@ -463,6 +504,7 @@ export const verify = verifyWebhook;
       for (const m of ['logs.iterate', 'activity.iterate', 'webhooks.iterateDeliveries', 'apiKeys.iterate']) assert.ok(report.called.includes(m));
       assert.deepEqual(report.apiKeys, { secret: true, listed: true, replacedBy: true, prefix: true, iterated: 3 });
       assert.deepEqual(report.members, { count: 1, role: 'owner', invited: true, refusals: ['not_found', 'last_owner'] });
+      assert.deepEqual(report.passkeys, { rp: true, listed: 0, refusals: ['passkey_invalid', 'not_found', 'passkey_rejected'] });
       assert.deepEqual(report.sso, [
         ['NotFoundError', 404, 'not_found'],
         ['ValidationError', 400, 'sso_provider_error'],
@@ -470,7 +512,17 @@ export const verify = verifyWebhook;
         ['NotFoundError', 404, 'sso_not_configured'],
         ['ValidationError', 400, 'sso_state_invalid'],
       ]);
+      assert.deepEqual(report.digests, { was: 'weekly', now: 'daily', deploys: true, html: true, refusals: ['not_found', 'not_found'] });
+      assert.deepEqual(report.twoStep, ['secrets_unconfigured', 'two_step_not_started', 'two_step_not_started', 'two_step_not_started', 'two_step_expired']);
       assert.deepEqual(report.people, { email: true, csrf: true, devices: 1, statuses: [202, 202], others: 0, linkRefusals: ['link_invalid', 'link_invalid'], afterSignOut: 401 });
+      assert.deepEqual(report.searchPerformance, { clicks: 0, rows: 0, compared: 0 });
+      assert.deepEqual(report.searchConsole, {
+        get: ['NotFoundError', 404, 'not_found'],
+        connect: ['ServiceUnavailableError', 503, 'search_console_unconfigured'],
+        sync: ['NotFoundError', 404, 'not_found'],
+        disconnect: ['NotFoundError', 404, 'not_found'],
+        callback: ['NotFoundError', 404, 'not_found'],
+      });
 
       assert.equal(report.version, JSON.parse(fs.readFileSync(path.join(sdkDir, 'package.json'), 'utf8')).version);
       assert.equal(report.cliVersion, JSON.parse(fs.readFileSync(path.join(cliDir, 'package.json'), 'utf8')).version);

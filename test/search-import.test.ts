@@ -225,7 +225,7 @@ for (const engine of engines()) {
         ['long row', csvFile(['date,page,clicks,impressions', `${d},https://www.example.com/n,1,2,3`]), /line 2, column 5: the row has 5 fields, the header only 4/],
         ['quote', csvFile(['date,page,clicks,impressions', good(1), `${d},"https://www.example.com/n,1,2`, good(2)]), /line \d+, column page: not valid CSV/],
         ['missing column', csvFile(['date,page,impressions', `${d},https://www.example.com/n,2`]), /line 1, column clicks: missing from the header/],
-        ['unknown column', csvFile(['date,page,clicks,impressions,country', `${d},https://www.example.com/n,1,2,de`]), /line 1, column country: unknown column/],
+        ['unknown column', csvFile(['date,page,clicks,impressions,colour', `${d},https://www.example.com/n,1,2,red`]), /line 1, column colour: unknown column/],
         ['twice', csvFile(['date,page,clicks,clicks,impressions', `${d},https://www.example.com/n,1,1,2`]), /line 1, column clicks: the column appears twice/],
         ['empty file', csvFile([]), /line 1: the file is empty/],
         ['blank lines are skipped, then a bad row', csvFile(['date,page,clicks,impressions', '', good(1), '', `${d},https://www.example.com/n,x,2`]), /line 5, column clicks: "x"/],
@@ -285,13 +285,20 @@ for (const engine of engines()) {
       const lines = [...old, ...kept].flatMap((d) => [`${d},https://www.example.com/a,1,2`, `${d},https://www.example.com/b,3,4`]);
       await importJson(ws, csvFile(['date,page,clicks,impressions', ...lines]));
       await importJson(other, csvFile(['date,page,clicks,impressions', `${ago(600)},https://www.example.com/a,1,2`, `${ago(1)},https://www.example.com/a,1,2`]));
+      // Detailed rows (query, country, device) age out with their days too.
+      const detailed = await workspace();
+      await importJson(detailed, csvFile(['date,page,query,country,device,clicks,impressions', `${ago(495)},https://www.example.com/a,x,usa,mobile,1,2`, `${ago(495)},https://www.example.com/a,y,usa,mobile,1,2`, `${ago(20)},https://www.example.com/a,x,usa,mobile,1,2`]));
       assert.equal(searchDataRetention.every((r) => r.maxAgeMs === 487 * DAY_MS), true);
 
       const results = await applyRetention(db, { now: nowMs(), rules: searchDataRetention, batchSize: 3 });
       assert.deepEqual(results, [
-        { name: 'search_data', deleted: 5 },
-        { name: 'search_data_days', deleted: 3 },
+        { name: 'search_data', deleted: 6 },
+        { name: 'search_performance', deleted: 2 },
+        // The old days' rollups: 2 + 1 day totals, and the detailed day's total, detail sums, 2 queries, 1 country, 1 device.
+        { name: 'search_rollups', deleted: 9 },
+        { name: 'search_data_days', deleted: 4 },
       ]);
+      assert.deepEqual((await db('search_performance').where({ workspace_id: detailed }).pluck('query')) as string[], ['x']);
       const snap = await snapshot(ws);
       assert.deepEqual([...new Set(snap.rows.map((r) => r.date))], kept);
       assert.deepEqual(snap.days.map((d) => d.date), kept);
@@ -299,6 +306,8 @@ for (const engine of engines()) {
 
       await deleteWorkspace(db, ws);
       assert.deepEqual(await snapshot(ws), { rows: [], days: [] });
+      await deleteWorkspace(db, detailed);
+      assert.equal((await db('search_performance').where({ workspace_id: detailed }).count({ n: '*' }))[0].n, 0);
       assert.equal((await snapshot(other)).rows.length, 1);
     });
   });

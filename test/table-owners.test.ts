@@ -21,9 +21,18 @@ const OWNERS: Record<string, { folder: string; model: string }> = {
   monitor_slots: { folder: 'core/monitoring/', model: 'MonitorSlot' },
   invitations: { folder: 'core/access/', model: 'Invitation' },
   api_keys: { folder: 'core/access/', model: 'ApiKey' },
+  passkeys: { folder: 'core/access/', model: 'Passkey' },
+  webauthn_challenges: { folder: 'core/access/', model: 'WebAuthnChallenge' },
   sso_settings: { folder: 'core/access/', model: 'SsoSettingsRow' },
   sso_attempts: { folder: 'core/access/', model: 'SsoAttempt' },
   sso_identities: { folder: 'core/access/', model: 'SsoIdentity' },
+  search_console_connections: { folder: 'core/search-console/', model: 'SearchConsoleConnection' },
+  // No model: SQL text and COPY only (core/search-data).
+  search_performance: { folder: 'core/search-data/', model: 'SearchPerformanceRow' },
+  search_rollups: { folder: 'core/search-data/', model: 'SearchRollup' },
+  // No models: core/digests writes them with SQL text alone.
+  digests: { folder: 'core/digests/', model: 'Digest' },
+  digest_preferences: { folder: 'core/digests/', model: 'DigestPreference' },
 };
 
 

@@ -25,10 +25,9 @@ for (const engine of engines()) {
       } finally {
         await db.destroy();
       }
-      const boot = await runCli(url, ['bootstrap', '--email', `upgrade-${engine}@example.com`, '--json']);
+      // All three start on the database at once, as they may in production.
+      const [boot, server] = await Promise.all([runCli(url, ['bootstrap', '--email', `upgrade-${engine}@example.com`, '--json']), startServerProcess(url), startWorkerProcess(url)]);
       assert.equal(boot.code, 0, boot.stderr);
-      const server = await startServerProcess(url);
-      await startWorkerProcess(url);
       const res = await checkedFetch(server.url, 'GET', '/v1/workspaces', { key: boot.json.apiKey });
       assert.equal(res.status, 200);
       assert.equal((await fetch(`${server.url}/ready`)).status, 200);

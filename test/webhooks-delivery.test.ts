@@ -114,16 +114,18 @@ for (const engine of engines()) {
       assert.ok((await api('GET', `/v1/webhooks/${h.id}`)).body.lastTriggeredAt);
     });
 
-    it('200 random bodies, unicode and large, all verify', async () => {
+    // 100 bodies per engine, each engine its own (seeded, so a failure replays): the same seed on
+    // both sent the same 200 bodies twice.
+    it('100 random bodies, unicode and large, all verify', async () => {
       const h = await hook('/many');
       const rand = (() => {
-        let a = 42;
+        let a = engine === 'sqlite' ? 42 : 4242;
         return () => ((a = (a * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
       })();
       const changes = Array.from({ length: 500 }, (_, i) => ({ path: `src/pages/日本/${i}-página-🚀.astro`, category: 'page', signals: [{ kind: 'title', change: 'added', line: i + 1 }] }));
-      for (let i = 0; i < 200; i++) await deploy({ message: randomText(rand, 2000), ref: randomText(rand, 255), ...(i % 20 === 0 ? { changes } : {}) });
-      const got = await receiver.waitFor('/many', 200, 60_000);
-      assert.equal(got.length, 200);
+      for (let i = 0; i < 100; i++) await deploy({ message: randomText(rand, 2000), ref: randomText(rand, 255), ...(i % 10 === 0 ? { changes } : {}) });
+      const got = await receiver.waitFor('/many', 100, 60_000);
+      assert.equal(got.length, 100);
       for (const r of got) assert.equal(verify(h.secret, r).type, 'deploy.recorded');
       assert.ok(got.some((r) => r.body.length > 50_000), 'some payloads are large');
     });

@@ -21,6 +21,7 @@ import {
 import type { DeliveryObserver } from '../core/webhooks/index.ts';
 import { scheduleMaintenance } from './maintenance.ts';
 import { runSchedules } from '../core/monitoring/index.ts';
+import { queueDueDigests } from '../core/digests/index.ts';
 import { PermanentJobError, type ExtraTasks, type TaskContext, type TaskRegistry } from './task.ts';
 
 export interface RunnerOptions {
@@ -399,14 +400,19 @@ export class Runner {
 
   /** Every worker ticks; the slot claims make each slot run once however many do. */
   private async tickSchedules(): Promise<void> {
+    await this.queueDue('scheduled checks and crawls', () => runSchedules(this.options.db, this.now()));
+    await this.queueDue('digests', () => queueDueDigests(this.options.db, this.now()));
+  }
+
+  private async queueDue(what: string, queue: () => Promise<unknown[]>): Promise<void> {
     try {
-      const queued = await runSchedules(this.options.db, this.now());
+      const queued = await queue();
       if (queued.length > 0) {
-        this.options.logger.info({ queued: queued.length }, 'scheduled checks and crawls queued');
+        this.options.logger.info({ queued: queued.length }, `${what} queued`);
         this.wake();
       }
     } catch (err) {
-      this.options.logger.error({ err: errorText(err) }, 'could not queue scheduled checks and crawls');
+      this.options.logger.error({ err: errorText(err) }, `could not queue ${what}`);
     }
   }
 

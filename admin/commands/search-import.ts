@@ -40,11 +40,13 @@ export default defineCommand<Input, ImportResult>({
 Imports a search console's export per day and page: a CSV file with a header line and the
 columns date (YYYY-MM-DD), page (the absolute URL), clicks and impressions, in any order, and
 optionally position, ctr (0 to 1, or a percentage such as 3.2%) and provisional (true/false).
-The file is streamed, so any size works.
+With a query, country (ISO 3166-1 alpha-3, such as usa) or device (desktop, mobile, tablet)
+column the file is detailed: one row per day, page, query, country and device, and the per-page
+totals are their sums. The file is streamed, so any size works.
 
 Idempotent: every day in the file replaces that day's data for the workspace; other days stay.
 A malformed row stops the import with its line and column, and nothing is written. Two rows for
-the same date and page are malformed. Data is kept 16 months.
+the same date and page (in a detailed file: date, page, query, country and device) are malformed. Data is kept 16 months.
 
   --workspace W            workspace id (UUID)
   --file F.csv             the CSV file

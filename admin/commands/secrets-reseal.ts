@@ -1,6 +1,7 @@
 import { resealSsoSecrets, resealTwoStepSecrets } from '../../core/access/index.ts';
 import { connectionSettings, resealConnections } from '../../core/connections/index.ts';
 import { loadConfig } from '../../core/platform/index.ts';
+import { resealSearchConsole } from '../../core/search-console/index.ts';
 import { defineCommand } from '../command.ts';
 
 export default defineCommand({
@@ -9,9 +10,9 @@ export default defineCommand({
   help: `Usage: npm run admin -- secrets reseal [--json]
 
 After SECRETS_KEY gained a new first key (docs/operating.md#rotating-secrets_key), seals every
-stored credential that an older key sealed (connected repositories' tokens and secrets, two-step
-secrets, single sign-on client secrets) with the new one, so the older key can be removed.
-Idempotent.
+stored credential that an older key sealed (connected repositories' tokens and secrets, Search
+Console refresh tokens, two-step secrets, single sign-on client secrets) with the new one, so the
+older key can be removed. Idempotent.
 
 --json prints {resealed, twoStepSecrets, ssoSecrets}.`,
   options: {},
@@ -20,8 +21,12 @@ Idempotent.
   },
   async run(db) {
     const keyring = connectionSettings(loadConfig()).keyring;
-    return { resealed: await resealConnections(db, keyring), twoStepSecrets: await resealTwoStepSecrets(db, keyring), ssoSecrets: await resealSsoSecrets(db, keyring) };
+    return {
+      resealed: (await resealConnections(db, keyring)) + (await resealSearchConsole(db, keyring)),
+      twoStepSecrets: await resealTwoStepSecrets(db, keyring),
+      ssoSecrets: await resealSsoSecrets(db, keyring),
+    };
   },
   json: (r) => r,
-  text: (r) => `Re-sealed ${r.resealed} connection(s), ${r.twoStepSecrets} two-step secret(s) and ${r.ssoSecrets} single sign-on secret(s) with the current key.`,
+  text: (r) => `Re-sealed ${r.resealed} connection(s) (repositories and Search Console), ${r.twoStepSecrets} two-step secret(s) and ${r.ssoSecrets} single sign-on secret(s) with the current key.`,
 });

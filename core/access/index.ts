@@ -98,3 +98,14 @@ export {
   acceptInvitation,
   INVITATION_TTL_MS,
 } from './invitations.ts';
+export {
+  passkeyRegistrationOptions,
+  registerPasskey,
+  listPasskeys,
+  removePasskey,
+  passkeySignInOptions,
+  signInWithPasskey,
+  passkeyRetention,
+  CHALLENGE_TTL_MS,
+  SIGN_IN_CHALLENGES_PER_ADDRESS,
+} from './passkeys.ts';

@@ -116,18 +116,18 @@ export async function disableTwoStep(db: DbOrTrx, f: { userId: string; actor: Ac
 }
 
 /** The signed-in user turns two-step off, proving it with the password again. */
-export async function disableOwnTwoStep(db: Db, f: { userId: string; password: string; actor: Actor; client: ClientInfo }): Promise<void> {
+export async function disableOwnTwoStep(db: Db, { client, ...f }: { userId: string; password: string; actor: Actor; client: ClientInfo }): Promise<void> {
   const user = await User.query(db).findById(f.userId).select('email');
   if (!user) throw notStarted();
-  await checkPassword(db, user.email, f.password, f.client);
+  await checkPassword(db, user.email, f.password, client);
   await disableTwoStep(db, { userId: f.userId, actor: f.actor, action: 'two_step.disabled' });
 }
 
 /** New recovery codes (recovery_codes.regenerated), with the password again. */
-export async function regenerateRecoveryCodes(db: Db, f: { userId: string; password: string; actor: Actor; client: ClientInfo }): Promise<Schemas['RecoveryCodes']> {
+export async function regenerateRecoveryCodes(db: Db, { client, ...f }: { userId: string; password: string; actor: Actor; client: ClientInfo }): Promise<Schemas['RecoveryCodes']> {
   const found = await User.query(db).findById(f.userId).select('email');
   if (!found) throw notStarted();
-  await checkPassword(db, found.email, f.password, f.client);
+  await checkPassword(db, found.email, f.password, client);
   return withTransaction(db, async (trx) => {
     const user = await User.query(trx).findById(f.userId).select('id', 'account_id', 'two_step_enabled_at');
     if (!user || user.two_step_enabled_at === null) throw notStarted();

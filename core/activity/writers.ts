@@ -77,6 +77,15 @@ type Action =
   | 'connection.removed'
   | 'connection.verified'
   | 'connection.broken'
+  | 'search_console.authorization_started'
+  | 'search_console.connected'
+  | 'search_console.disconnected'
+  | 'search_console.consent_refused'
+  | 'search_console.sync_failed'
+  | 'search_console.revoked'
+  | 'digest.preference_changed'
+  | 'digest.unsubscribed'
+  | 'digest.sent'
   | UserSecurityAction;
 
 /**
@@ -386,4 +395,58 @@ export function connectionVerified(db: DbOrTrx, f: ConnectionFields & { event: s
 /** The host refused the token. */
 export function connectionBroken(db: DbOrTrx, f: ConnectionFields & { reason: string }): Promise<string> {
   return inWorkspace(db, f, connectionRow('connection', 'connection.broken', f, { reason: f.reason }));
+}
+
+// ---------------------------------------------------------------- Search Console
+
+export interface SearchConsoleFields extends WorkspaceScoped {
+  connectionId: string;
+  siteUrl: string;
+}
+
+function searchConsoleRow(kind: ActivityKind, action: Action, f: SearchConsoleFields, details: Record<string, unknown> = {}) {
+  return { kind, action, target: { type: 'search_console', id: f.connectionId }, details: { siteUrl: f.siteUrl, ...details } };
+}
+
+/** An admin started connecting Search Console (a grant is about to be asked of Google). */
+export function searchConsoleAuthorizationStarted(db: DbOrTrx, f: SearchConsoleFields): Promise<string> {
+  return inWorkspace(db, f, searchConsoleRow('security', 'search_console.authorization_started', f));
+}
+
+/** Google granted access: a refresh token now reads Search Console for the workspace. */
+export function searchConsoleConnected(db: DbOrTrx, f: SearchConsoleFields & { scope: string | null }): Promise<string> {
+  return inWorkspace(db, f, searchConsoleRow('security', 'search_console.connected', f, { scope: f.scope }));
+}
+
+export function searchConsoleDisconnected(db: DbOrTrx, f: SearchConsoleFields): Promise<string> {
+  return inWorkspace(db, f, searchConsoleRow('security', 'search_console.disconnected', f));
+}
+
+/** The user declined at Google's consent screen, or Google would not exchange the code. */
+export function searchConsoleConsentRefused(db: DbOrTrx, f: SearchConsoleFields & { reason: string }): Promise<string> {
+  return inWorkspace(db, f, searchConsoleRow('connection', 'search_console.consent_refused', f, { reason: f.reason }));
+}
+
+/** A sync failed (the first failure after a success; later ones only update the connection). */
+export function searchConsoleSyncFailed(db: DbOrTrx, f: SearchConsoleFields & { reason: string; status: number | null }): Promise<string> {
+  return inWorkspace(db, f, searchConsoleRow('connection', 'search_console.sync_failed', f, { reason: f.reason, status: f.status }));
+}
+
+/** Google refused the refresh token: access was removed or expired; syncs stop until a new grant. */
+export function searchConsoleRevoked(db: DbOrTrx, f: SearchConsoleFields & { reason: string }): Promise<string> {
+  return inWorkspace(db, f, searchConsoleRow('connection', 'search_console.revoked', f, { reason: f.reason }));
+}
+
+// ---------------------------------------------------------------- digests
+
+/**
+ * A member's digest choice changed (by the member, or by an unsubscribe link), or a digest went
+ * out to them: the member is the target, never the unsubscribe token.
+ */
+export function digestEvent(
+  db: DbOrTrx,
+  action: 'digest.preference_changed' | 'digest.unsubscribed' | 'digest.sent',
+  f: WorkspaceScoped & { userId: string; details: Record<string, unknown> },
+): Promise<string> {
+  return inWorkspace(db, f, { kind: 'digest', action, target: { type: 'user', id: f.userId }, details: f.details });
 }

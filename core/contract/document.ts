@@ -101,8 +101,8 @@ export interface Operation {
   /** Set for an operation authenticated by a signature instead of an API key. */
   signature: SignatureSource | null;
   /**
-   * `x-public`: no API key at all; the body carries its own credential (an invitation token), which
-   * the handler checks. No scope, no key's rate limit, no workspace guard.
+   * `x-public`: no API key at all; the request carries its own credential (an invitation token in
+   * the body, an unsubscribe token in the query), which the handler checks. No scope, no key's rate limit, no workspace guard.
    */
   isPublic: boolean;
   /**

@@ -1,7 +1,12 @@
 import { HOUR_MS, type DbOrTrx, type RetentionRule } from '../db/index.ts';
+import { CredentialSeal } from '../secrets/index.ts';
 
 // Idempotent POSTs (spec/common/errors.tsp `IdempotencyKey`, docs/api.md#idempotent-requests):
-// the first request with a key claims it, runs, and leaves its answer for the repeats.
+// the first request with a key claims it, runs, and leaves its answer for the repeats. An answer
+// may hold a secret shown once (a webhook's or a connection's secret), so nothing in the table is
+// readable without the API key that sent the request: the answer is sealed and the request's
+// fingerprint is a keyed digest, both under keys derived from that API key (CredentialSeal),
+// which the service itself stores only as a digest.
 
 /** How long a key and its answer are kept. */
 export const IDEMPOTENCY_TTL_MS = 24 * HOUR_MS;
@@ -11,10 +16,21 @@ export const IDEMPOTENCY_LOCK_MS = 60_000;
 export interface IdempotentRequest {
   apiKeyId: string;
   key: string;
-  /** sha256 of what makes the request this request: operation, path, body. */
+  /** Keyed digest of what makes the request this request: operation, path, body. */
   fingerprint: string;
   now: number;
+  /** Seals and opens the answer; derived from the API key as sent, never stored. */
+  seal: CredentialSeal;
 }
+
+/** Describes a request sent with an Idempotency-Key by the API key `credential` (its plaintext, as sent). */
+export function idempotentRequest(i: { apiKeyId: string; credential: string; key: string; operationId: string; path: string; body: string; now: number }): IdempotentRequest {
+  const seal = new CredentialSeal(i.credential, 'idempotency');
+  return { apiKeyId: i.apiKeyId, key: i.key, fingerprint: seal.digest(`${i.operationId}\n${i.path}\n${i.body}`), now: i.now, seal };
+}
+
+/** The sealed answer names its row, so an answer copied to another row does not open. */
+const answerContext = (r: IdempotentRequest) => `idempotency\n${r.apiKeyId}\n${r.key}\n${r.fingerprint}`;
 
 export type Claim =
   /** Run the request; then `rememberAnswer` or `releaseKey`. */
@@ -50,7 +66,7 @@ export async function claimKey(db: DbOrTrx, r: IdempotentRequest): Promise<Claim
     const lockedUntil = row.locked_until === null ? null : Number(row.locked_until);
     const expired = createdAt <= r.now - IDEMPOTENCY_TTL_MS;
     if (!expired && row.fingerprint !== r.fingerprint) return { kind: 'reused' };
-    if (!expired && row.state === 'done') return { kind: 'replay', status: Number(row.status), response: row.response ?? '' };
+    if (!expired && row.state === 'done') return { kind: 'replay', status: Number(row.status), response: row.response === null ? '' : r.seal.open(row.response, answerContext(r)) };
     if (!expired && lockedUntil !== null && lockedUntil > r.now) return { kind: 'in_use' };
     // An expired key starts over; a running one whose holder died is taken over. Only one of
     // several takers wins: the row must still be as read.
@@ -60,9 +76,10 @@ export async function claimKey(db: DbOrTrx, r: IdempotentRequest): Promise<Claim
   return { kind: 'in_use' };
 }
 
-/** The request succeeded: its answer is what repeats get. */
+/** The request succeeded: its answer, sealed, is what repeats get. */
 export async function rememberAnswer(db: DbOrTrx, r: IdempotentRequest, status: number, response: string): Promise<void> {
-  await table(db).where({ ...keyOf(r), fingerprint: r.fingerprint, state: 'running' }).update({ state: 'done', status, response, locked_until: null });
+  const sealed = r.seal.seal(response, answerContext(r));
+  await table(db).where({ ...keyOf(r), fingerprint: r.fingerprint, state: 'running' }).update({ state: 'done', status, response: sealed, locked_until: null });
 }
 
 /** The request failed: the key is free for a retry to run it again. */

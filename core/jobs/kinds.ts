@@ -23,6 +23,10 @@ export interface JobPayloads {
   repository_deploy: { deliveryId: string };
   /** The commit status of a deploy's site check, posted back to its connected repository. */
   commit_status: { checkId: string };
+  /** A Search Console sync: the days since the last one and the 3 before (core/search-console). */
+  search_sync: { connectionId: string };
+  /** The digests of one workspace, frequency and slot (core/digests): one per member who wants them. */
+  digest: { workspaceId: string; frequency: 'daily' | 'weekly'; slotAt: number };
 }
 
 export type JobKind = keyof JobPayloads;
@@ -52,6 +56,13 @@ export const jobKinds = {
   // the queue's attempts cover a worker that died, and the last one records the deploy without changes.
   repository_deploy: { maxAttempts: 3, backoffBaseMs: 5_000, backoffMaxMs: 2 * MINUTE, timeoutMs: 10 * MINUTE },
   commit_status: { maxAttempts: 5, backoffBaseMs: 10_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 2 * MINUTE },
+  // A failed attempt (Search Console's 5xx, a timeout) is retried; the last failure is recorded on
+  // the connection and in the activity feed. A refused token is not retried (core/search-console).
+  search_sync: { maxAttempts: 3, backoffBaseMs: MINUTE, backoffMaxMs: 15 * MINUTE, timeoutMs: 30 * MINUTE },
+  // A failed send puts its member back (core/digests/send.ts): a retry sends only the members not
+  // sent yet. 8 attempts span about 35 minutes: past STALE_SEND_MS, so a member whose send a dead
+  // worker held is taken again by a retry.
+  digest: { maxAttempts: 8, backoffBaseMs: 30_000, backoffMaxMs: 10 * MINUTE, timeoutMs: 10 * MINUTE },
 } as const satisfies { [K in JobKind]: RetryPolicy };
 
 export const JOB_KINDS = Object.keys(jobKinds) as JobKind[];

@@ -1,4 +1,4 @@
-// Outgoing mail (invitations now; verification and reset links later): one module on nodemailer.
+// Outgoing mail (invitations and digests; verification and reset links later): one module on nodemailer.
 // With SMTP_URL, mail goes through that server. Without it, each message is written as an .eml
 // file under MAIL_DIR (./data/mail by default) and the log says where, so a fresh `npm start`
 // needs no mail server (docs/operating.md#mail).
@@ -22,6 +22,10 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** Extra header fields (e.g. `List-Unsubscribe`), sent as given. */
+  headers?: Record<string, string>;
+  /** A Message-ID of the caller's, `<...@...>`: the same message sent again keeps it, so receivers can tell. */
+  messageId?: string;
 }
 
 export interface SentMail {
@@ -47,7 +51,7 @@ export class Mailer {
   }
 
   async send(message: MailMessage): Promise<SentMail> {
-    const info = await this.transport.sendMail({ from: this.settings.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+    const info = await this.transport.sendMail({ from: this.settings.from, to: message.to, subject: message.subject, text: message.text, html: message.html, headers: message.headers, messageId: message.messageId });
     if (this.settings.smtpUrl) {
       this.log.info({ messageId: info.messageId, subject: message.subject }, 'mail sent');
       return { messageId: info.messageId, file: null };

@@ -60,6 +60,14 @@ export interface Config {
    * files under MAIL_DIR, default ./data/mail), MAIL_FROM (the sender).
    */
   mail: { smtpUrl: string | null; from: string; dir: string };
+  /**
+   * Search Console (core/search-console): the OAuth client (GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET;
+   * without them no workspace can connect), where Google's authorization, token and Search
+   * Console endpoints are (GOOGLE_OAUTH_AUTH_URL, GOOGLE_OAUTH_TOKEN_URL, SEARCH_CONSOLE_API_URL:
+   * Google's own unless set, e.g. for a test stand-in), and how many days a first sync reads
+   * (SEARCH_SYNC_BACKFILL_DAYS).
+   */
+  google: { clientId: string | null; clientSecret: string | null; authUrl: string; tokenUrl: string; apiRootUrl: string; backfillDays: number };
   /** Worker processes: the job queue's own settings (docs/operating.md#processes-and-scaling). */
   worker: {
     /** JOB_LEASE_MS: a claimed job belongs to its worker this long. */
@@ -157,6 +165,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKeys: secretsKeys(env.SECRETS_KEY),
     publicUrl: publicUrl(env),
     mail: mailSettings(env),
+    google: {
+      clientId: env.GOOGLE_CLIENT_ID || null,
+      clientSecret: env.GOOGLE_CLIENT_SECRET || null,
+      authUrl: httpUrl(env, 'GOOGLE_OAUTH_AUTH_URL', 'https://accounts.google.com/o/oauth2/v2/auth'),
+      tokenUrl: httpUrl(env, 'GOOGLE_OAUTH_TOKEN_URL', 'https://oauth2.googleapis.com/token'),
+      apiRootUrl: `${httpUrl(env, 'SEARCH_CONSOLE_API_URL', 'https://searchconsole.googleapis.com').replace(/\/+$/, '')}/`,
+      backfillDays: num(env, 'SEARCH_SYNC_BACKFILL_DAYS', 90, 3, 487),
+    },
     worker: workerSettings(env),
     http: {
       headersTimeoutMs: num(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100),
@@ -203,6 +219,19 @@ function publicUrl(env: NodeJS.ProcessEnv): string {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`PUBLIC_URL must be an http or https URL, got "${raw}"`);
   return url.href.replace(/\/+$/, '');
+}
+
+function httpUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  let url: URL | null;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new Error(`${name} must be an http or https URL, got "${raw}"`);
+  return raw;
 }
 
 function mailSettings(env: NodeJS.ProcessEnv): Config['mail'] {

@@ -1,5 +1,8 @@
 // `search import`: a search-console CSV (date, page, clicks, impressions, optional position, ctr,
-// provisional) into search_data and search_data_days, in one transaction.
+// provisional, query, country, device) into search_data and search_data_days, in one transaction.
+// A file with a query, country or device column is detailed: its rows go to search_performance,
+// and search_data gets their sums per day and page, computed by the database once the rows are
+// in (so impact, findings' clicks and key pages read the same per-page table either way).
 //
 // The file is streamed, never held in memory: csv-parse reads it, RowReader checks each row, and
 // the rows go straight into the table, by `COPY ... FROM STDIN` on PostgreSQL and by multi-row
@@ -19,6 +22,7 @@ import { NotFound, nowMs } from '../platform/index.ts';
 import { dayOf } from './days.ts';
 import { copyIn, type CopyIn } from './copy-in.ts';
 import { RowReader, SearchImportError, csvProblem, openCsv, type SearchRow } from './rows.ts';
+import { rollUp } from './rollups.ts';
 
 export interface ImportInput {
   workspaceId: string;
@@ -67,14 +71,20 @@ interface Sink {
   abort(reason: string): Promise<void>;
 }
 
-/** Two rows for one date and page: found by the primary key, named by reading the file again. */
+/**
+ * Two rows for one key (date and page; with query, country and device in a detailed file): found
+ * by the primary key, named by reading the file again. `row` is null when the database did not say
+ * which key (PostgreSQL's message for a five-column key cannot be split reliably).
+ */
 class DuplicateRow extends Error {
-  constructor(
-    readonly date: string,
-    readonly page: string,
-  ) {
-    super(`duplicate row for ${date} ${page}`);
+  constructor(readonly row: Pick<SearchRow, 'date' | 'page' | 'query' | 'country' | 'device'> | null) {
+    super('duplicate row');
   }
+}
+
+/** What makes a row unique in its table. */
+function rowKey(r: Pick<SearchRow, 'date' | 'page' | 'query' | 'country' | 'device'>, detailed: boolean): string {
+  return detailed ? JSON.stringify([r.date, r.page, r.query, r.country, r.device]) : `${r.date} ${r.page}`;
 }
 
 /**
@@ -93,7 +103,7 @@ export async function importSearchData(db: Db, input: ImportInput): Promise<Impo
       ((await trx('search_data_days').where({ workspace_id: input.workspaceId }).pluck('date')) as string[]).map(String),
     );
 
-    const sink = isPostgres(trx) ? await pgSink(trx, input.workspaceId) : await sqliteSink(trx, input.workspaceId);
+    let sink: Sink | null = null;
     const days = new Map<string, DayStats>();
     const pages = new Set<string>();
     let reader: RowReader | null = null;
@@ -103,8 +113,11 @@ export async function importSearchData(db: Db, input: ImportInput): Promise<Impo
         for (const record of batch) {
           if (reader === null) {
             reader = new RowReader(record, { today, provisionalFrom: input.provisionalFrom });
+            const target = reader.detailed ? DETAIL_TARGET : PAGE_TARGET;
+            sink = isPostgres(trx) ? await pgSink(trx, input.workspaceId, target) : await sqliteSink(trx, input.workspaceId, target);
             continue;
           }
+          if (sink === null) continue;
           const row = reader.read(record);
           let day = days.get(row.date);
           if (day === undefined) {
@@ -123,13 +136,15 @@ export async function importSearchData(db: Db, input: ImportInput): Promise<Impo
           if (input.onProgress && rows % PROGRESS_EVERY === 0) input.onProgress(rows);
         }
       }
-      if (reader === null) throw new SearchImportError(1, null, `the file is empty: a header line of ${['date', 'page', 'clicks', 'impressions'].join(', ')} is expected`);
+      if (reader === null || sink === null) throw new SearchImportError(1, null, `the file is empty: a header line of ${['date', 'page', 'clicks', 'impressions'].join(', ')} is expected`);
       await sink.finish();
     } catch (err) {
-      await sink.abort(err instanceof Error ? err.message : String(err));
+      await sink?.abort(err instanceof Error ? err.message : String(err));
       throw await explain(err, input, today, reader?.header ?? null);
     }
 
+    if (reader.detailed) await sumPages(trx, input.workspaceId, [...days.keys()]);
+    await rollUp(trx, input.workspaceId, [...days.keys()]);
     await writeDays(trx, input.workspaceId, days);
     const sorted = [...days.keys()].sort();
     return {
@@ -153,10 +168,15 @@ async function explain(err: unknown, input: ImportInput, today: string, header: 
   if (csv) return csv;
   const dup = err instanceof DuplicateRow ? err : duplicateFromPg(err);
   if (dup) {
-    const lines = await linesOf(input, today, dup.date, dup.page);
-    const second = lines[1] ?? lines[0] ?? 1;
-    const first = lines.length > 1 ? ` (the first is line ${lines[0]})` : '';
-    return new SearchImportError(second, 'page', `a second row for ${dup.date} and ${dup.page}${first}`);
+    const found = await repeatedRow(input, today, dup.row);
+    if (found) {
+      const { row, lines } = found;
+      const what = found.detailed
+        ? `${row.date}, ${row.page}, query ${JSON.stringify(row.query)}, country ${JSON.stringify(row.country)}, device ${JSON.stringify(row.device)}`
+        : `${row.date} and ${row.page}`;
+      return new SearchImportError(lines[1], found.detailed ? 'query' : 'page', `a second row for ${what} (the first is line ${lines[0]})`);
+    }
+    return new SearchImportError(1, null, 'the file has two rows with the same key');
   }
   const code = (err as { code?: string }).code;
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
@@ -165,18 +185,28 @@ async function explain(err: unknown, input: ImportInput, today: string, header: 
   return err;
 }
 
-/** PostgreSQL's unique violation on search_data's key names the date and page. */
+/** PostgreSQL's unique violation on search_data's key names the date and page; on search_performance's, only that there is one. */
 function duplicateFromPg(err: unknown): DuplicateRow | null {
   const e = err as { code?: string; detail?: string; table?: string };
-  if (e.code !== '23505' || e.table !== 'search_data' || !e.detail) return null;
+  if (e.code !== '23505' || !e.detail) return null;
+  if (e.table === 'search_performance') return new DuplicateRow(null);
+  if (e.table !== 'search_data') return null;
   const m = /^Key \(workspace_id, date, page\)=\([0-9a-f-]{36}, (\d{4}-\d{2}-\d{2}), ([\s\S]*)\) already exists\.$/.exec(e.detail);
-  return m ? new DuplicateRow(m[1], m[2]) : null;
+  return m ? new DuplicateRow({ date: m[1], page: m[2], query: '', country: '', device: '' }) : null;
 }
 
-/** The lines of the file holding `date` and `page` (the first two). */
-async function linesOf(input: ImportInput, today: string, date: string, page: string): Promise<number[]> {
-  const lines: number[] = [];
+/**
+ * The first two lines of the file with the same key as `known` or, when the database did not say
+ * which key, the first key that repeats (this reads the file again and keeps the keys it has seen:
+ * only on the way to an error).
+ */
+async function repeatedRow(
+  input: ImportInput,
+  today: string,
+  known: DuplicateRow['row'],
+): Promise<{ row: SearchRow; lines: [number, number]; detailed: boolean } | null> {
   let reader: RowReader | null = null;
+  const seen = new Map<string, number>();
   for await (const batch of openCsv(input.file)) {
     for (const record of batch) {
       if (reader === null) {
@@ -184,13 +214,35 @@ async function linesOf(input: ImportInput, today: string, date: string, page: st
         continue;
       }
       const row = reader.read(record);
-      if (row.date === date && row.page === page) {
-        lines.push(row.line);
-        if (lines.length === 2) return lines;
-      }
+      const key = rowKey(row, reader.detailed);
+      if (known && key !== rowKey(known, reader.detailed)) continue;
+      const first = seen.get(key);
+      if (first !== undefined) return { row, lines: [first, row.line], detailed: reader.detailed };
+      seen.set(key, row.line);
     }
   }
-  return lines;
+  return null;
+}
+
+/**
+ * search_data's rows for `days` from a detailed file's rows: the sums per day and page, position
+ * weighted by impressions. Replaces what search_data had for those days.
+ */
+async function sumPages(trx: Knex.Transaction, workspaceId: string, days: string[]): Promise<void> {
+  for (let i = 0; i < days.length; i += 100) {
+    const chunk = days.slice(i, i + 100);
+    const marks = chunk.map(() => '?').join(', ');
+    await trx.raw(`DELETE FROM search_data WHERE workspace_id = ? AND date IN (${marks})`, [workspaceId, ...chunk]);
+    await trx.raw(
+      `INSERT INTO search_data (workspace_id, date, page, page_given, clicks, impressions, position, ctr)
+       SELECT workspace_id, date, page, NULL, SUM(clicks), SUM(impressions),
+              SUM(position * impressions) / NULLIF(SUM(CASE WHEN position IS NULL THEN 0 ELSE impressions END), 0),
+              CASE WHEN SUM(impressions) > 0 THEN SUM(clicks) * 1.0 / SUM(impressions) END
+         FROM search_performance WHERE workspace_id = ? AND date IN (${marks})
+        GROUP BY workspace_id, date, page`,
+      [workspaceId, ...chunk],
+    );
+  }
 }
 
 async function writeDays(trx: Knex.Transaction, workspaceId: string, days: Map<string, DayStats>): Promise<void> {
@@ -212,7 +264,32 @@ async function writeDays(trx: Knex.Transaction, workspaceId: string, days: Map<s
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL: COPY in text format, in runs between the deletes of replaced days.
 
-const COPY_SQL = 'COPY search_data (workspace_id, date, page, page_given, clicks, impressions, position, ctr) FROM STDIN';
+/** Where a file's rows go: search_data (per day and page) or search_performance (detailed). */
+interface Target {
+  table: 'search_data' | 'search_performance';
+  columns: string[];
+  /** The row as a line of COPY's text format (workspace id first). */
+  copyLine(workspaceId: string, r: SearchRow): string;
+  /** The row's values in `columns` order. */
+  values(workspaceId: string, r: SearchRow): unknown[];
+}
+
+const PAGE_TARGET: Target = {
+  table: 'search_data',
+  columns: ['workspace_id', 'date', 'page', 'page_given', 'clicks', 'impressions', 'position', 'ctr'],
+  copyLine: (ws, r) =>
+    `${ws}\t${r.date}\t${copyText(r.page)}\t${r.pageGiven === null ? '\\N' : copyText(r.pageGiven)}\t${r.clicks}\t${r.impressions}\t${r.position ?? '\\N'}\t${r.ctr ?? '\\N'}\n`,
+  values: (ws, r) => [ws, r.date, r.page, r.pageGiven, r.clicks, r.impressions, r.position, r.ctr],
+};
+
+const DETAIL_TARGET: Target = {
+  table: 'search_performance',
+  columns: ['workspace_id', 'date', 'page', 'query', 'country', 'device', 'clicks', 'impressions', 'position'],
+  copyLine: (ws, r) =>
+    `${ws}\t${r.date}\t${copyText(r.page)}\t${copyText(r.query)}\t${r.country}\t${r.device}\t${r.clicks}\t${r.impressions}\t${r.position ?? '\\N'}\n`,
+  values: (ws, r) => [ws, r.date, r.page, r.query, r.country, r.device, r.clicks, r.impressions, r.position],
+};
+
 const COPY_CHUNK = 256 * 1024;
 const NEEDS_ESCAPE = /[\\\t\n\r]/;
 
@@ -221,14 +298,15 @@ function copyText(s: string): string {
   return s.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
 
-async function pgSink(trx: Knex.Transaction, workspaceId: string): Promise<Sink> {
+async function pgSink(trx: Knex.Transaction, workspaceId: string, target: Target): Promise<Sink> {
+  const copySql = `COPY ${target.table} (${target.columns.join(', ')}) FROM STDIN`;
   // The transaction's own connection (a pg Client).
   const client = await connectionOf<unknown>(trx);
   let copy: CopyIn | null = null;
   let text = '';
   const flush = async () => {
     if (text === '') return;
-    copy ??= copyIn(client, COPY_SQL);
+    copy ??= copyIn(client, copySql);
     const chunk = Buffer.from(text);
     text = '';
     await copy.write(chunk);
@@ -244,10 +322,12 @@ async function pgSink(trx: Knex.Transaction, workspaceId: string): Promise<Sink>
   return {
     async replaceDay(date) {
       await endCopy();
+      // A replaced day loses its rows in both tables: the file is that day's data now.
       await trx.raw('DELETE FROM search_data WHERE workspace_id = ? AND date = ?', [workspaceId, date]);
+      await trx.raw('DELETE FROM search_performance WHERE workspace_id = ? AND date = ?', [workspaceId, date]);
     },
     add(r) {
-      text += `${workspaceId}\t${r.date}\t${copyText(r.page)}\t${r.pageGiven === null ? '\\N' : copyText(r.pageGiven)}\t${r.clicks}\t${r.impressions}\t${r.position ?? '\\N'}\t${r.ctr ?? '\\N'}\n`;
+      text += target.copyLine(workspaceId, r);
       return text.length >= COPY_CHUNK ? flush() : undefined;
     },
     finish: endCopy,
@@ -270,17 +350,17 @@ interface SqliteConnection {
 }
 
 const BATCH = 200;
-const COLUMNS = 8;
 
 function isPrimaryKeyViolation(err: unknown): boolean {
   const code = (err as { code?: string }).code ?? '';
   return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
-async function sqliteSink(trx: Knex.Transaction, workspaceId: string): Promise<Sink> {
+async function sqliteSink(trx: Knex.Transaction, workspaceId: string, target: Target): Promise<Sink> {
   const conn = await connectionOf<SqliteConnection>(trx);
-  const insertSql = (n: number) =>
-    `INSERT INTO search_data (workspace_id, date, page, page_given, clicks, impressions, position, ctr) VALUES ${Array.from({ length: n }, () => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+  const COLUMNS = target.columns.length;
+  const tuple = `(${target.columns.map(() => '?').join(', ')})`;
+  const insertSql = (n: number) => `INSERT INTO ${target.table} (${target.columns.join(', ')}) VALUES ${Array.from({ length: n }, () => tuple).join(', ')}`;
   const full = conn.prepare(insertSql(BATCH));
   let one: SqliteStatement | null = null;
   let params: unknown[] = [];
@@ -298,7 +378,7 @@ async function sqliteSink(trx: Knex.Transaction, workspaceId: string): Promise<S
         try {
           one.run(params.slice(i * COLUMNS, (i + 1) * COLUMNS));
         } catch (e) {
-          if (isPrimaryKeyViolation(e)) throw new DuplicateRow(batch[i].date, batch[i].page);
+          if (isPrimaryKeyViolation(e)) throw new DuplicateRow(batch[i]);
           throw e;
         }
       }
@@ -311,9 +391,10 @@ async function sqliteSink(trx: Knex.Transaction, workspaceId: string): Promise<S
     async replaceDay(date) {
       flush();
       conn.prepare('DELETE FROM search_data WHERE workspace_id = ? AND date = ?').run(workspaceId, date);
+      conn.prepare('DELETE FROM search_performance WHERE workspace_id = ? AND date = ?').run(workspaceId, date);
     },
     add(r) {
-      params.push(workspaceId, r.date, r.page, r.pageGiven, r.clicks, r.impressions, r.position, r.ctr);
+      for (const v of target.values(workspaceId, r)) params.push(v);
       batch.push(r);
       if (batch.length === BATCH) flush();
       return undefined;
@@ -326,4 +407,67 @@ async function sqliteSink(trx: Knex.Transaction, workspaceId: string): Promise<S
       batch = [];
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One day from Search Console (core/search-console's sync): the day's per-page totals and its
+// detailed rows replace what the workspace had for that day, in the caller's transaction.
+
+export interface SyncedRow {
+  page: string;
+  query: string;
+  country: string;
+  device: string;
+  clicks: number;
+  impressions: number;
+  position: number | null;
+}
+
+/** Replaces one day of a workspace's search data; returns the rows written (detailed and per-page). */
+export async function replaceDay(
+  trx: Knex.Transaction,
+  workspaceId: string,
+  day: { date: string; provisional: boolean; pages: SyncedRow[]; details: SyncedRow[] },
+): Promise<number> {
+  const row = (r: SyncedRow): SearchRow => ({
+    line: 0,
+    date: day.date,
+    page: r.page,
+    pageGiven: null,
+    clicks: r.clicks,
+    impressions: r.impressions,
+    position: r.position,
+    ctr: r.impressions > 0 ? r.clicks / r.impressions : null,
+    provisional: day.provisional,
+    query: r.query,
+    country: r.country,
+    device: r.device,
+  });
+  await trx.raw('DELETE FROM search_data WHERE workspace_id = ? AND date = ?', [workspaceId, day.date]);
+  await trx.raw('DELETE FROM search_performance WHERE workspace_id = ? AND date = ?', [workspaceId, day.date]);
+  const stats: DayStats = { rows: day.details.length || day.pages.length, clicks: 0, impressions: 0, provisional: day.provisional };
+  for (const [target, rows] of [
+    [PAGE_TARGET, day.pages],
+    [DETAIL_TARGET, day.details],
+  ] as const) {
+    if (rows.length === 0) continue;
+    const sink = isPostgres(trx) ? await pgSink(trx, workspaceId, target) : await sqliteSink(trx, workspaceId, target);
+    try {
+      for (const r of rows) {
+        const wait = sink.add(row(r));
+        if (wait) await wait;
+      }
+      await sink.finish();
+    } catch (err) {
+      await sink.abort(err instanceof Error ? err.message : String(err));
+      throw err;
+    }
+  }
+  for (const p of day.pages) {
+    stats.clicks += p.clicks;
+    stats.impressions += p.impressions;
+  }
+  await rollUp(trx, workspaceId, [day.date]);
+  await writeDays(trx, workspaceId, new Map([[day.date, stats]]));
+  return day.pages.length + day.details.length;
 }

@@ -6,5 +6,7 @@ import type { DbOrTrx } from '../db/index.ts';
  */
 export async function deleteSearchData(db: DbOrTrx, workspaceId: string): Promise<number> {
   await db('search_data_days').where({ workspace_id: workspaceId }).del();
+  await db('search_performance').where({ workspace_id: workspaceId }).del();
+  await db('search_rollups').where({ workspace_id: workspaceId }).del();
   return db('search_data').where({ workspace_id: workspaceId }).del();
 }

@@ -18,6 +18,26 @@ export const searchDataRetention: RetentionRule[] = [
       q.whereIn(['workspace_id', 'date'], (days) => days.from('search_data_days').select('workspace_id', 'date').where('date', '<', cutoff)),
   },
   {
+    name: 'search_performance',
+    table: 'search_performance',
+    column: 'date',
+    key: ['workspace_id', 'date', 'page', 'query', 'country', 'device'],
+    maxAgeMs: SEARCH_DATA_MAX_AGE_MS,
+    cutoffValue: dayOf,
+    where: (q, cutoff) =>
+      q.whereIn(['workspace_id', 'date'], (days) => days.from('search_data_days').select('workspace_id', 'date').where('date', '<', cutoff)),
+  },
+  {
+    name: 'search_rollups',
+    table: 'search_rollups',
+    column: 'date',
+    key: ['workspace_id', 'dimension', 'date', 'key'],
+    maxAgeMs: SEARCH_DATA_MAX_AGE_MS,
+    cutoffValue: dayOf,
+    where: (q, cutoff) =>
+      q.whereIn(['workspace_id', 'date'], (days) => days.from('search_data_days').select('workspace_id', 'date').where('date', '<', cutoff)),
+  },
+  {
     name: 'search_data_days',
     table: 'search_data_days',
     column: 'date',

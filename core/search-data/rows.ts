@@ -9,7 +9,13 @@ import { normalizeUrl } from '../pages/index.ts';
 import { isDay } from './days.ts';
 
 export const REQUIRED_COLUMNS = ['date', 'page', 'clicks', 'impressions'] as const;
-export const OPTIONAL_COLUMNS = ['position', 'ctr', 'provisional'] as const;
+export const OPTIONAL_COLUMNS = ['position', 'ctr', 'provisional', 'query', 'country', 'device'] as const;
+/** The columns that make a file detailed: its rows go to search_performance, their sums per day and page to search_data. */
+export const DETAIL_COLUMNS = ['query', 'country', 'device'] as const;
+/** Search Console's device values, lower case. */
+export const DEVICES = ['desktop', 'mobile', 'tablet'] as const;
+/** Longest query accepted. */
+export const MAX_QUERY_LENGTH = 1000;
 type Column = (typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number];
 const KNOWN = new Set<string>([...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS]);
 
@@ -46,6 +52,12 @@ export interface SearchRow {
   /** 0 to 1. */
   ctr: number | null;
   provisional: boolean;
+  /** The search query; '' when the file has no query column or the cell is empty (anonymized). */
+  query: string;
+  /** ISO 3166-1 alpha-3, lower case; '' when not given. */
+  country: string;
+  /** `desktop`, `mobile` or `tablet`; '' when not given. */
+  device: string;
 }
 
 /**
@@ -128,6 +140,8 @@ export class RowReader {
   readonly header: string[];
   private readonly at: { [K in Column]?: number } = {};
   private readonly width: number;
+  /** Whether the file has a query, country or device column (see DETAIL_COLUMNS). */
+  readonly detailed: boolean;
   private readonly dates = new Map<string, string | null>();
   private readonly pages = new Map<string, string | null>();
 
@@ -154,6 +168,7 @@ export class RowReader {
     if (missing.length) {
       throw new SearchImportError(line, missing[0], `missing from the header (a header of ${REQUIRED_COLUMNS.join(', ')} is required, in any order${missing.length > 1 ? `; also missing: ${missing.slice(1).join(', ')}` : ''})`);
     }
+    this.detailed = DETAIL_COLUMNS.some((c) => this.at[c] !== undefined);
   }
 
   /** The checked row of a record; throws SearchImportError naming the line and column. */
@@ -191,7 +206,27 @@ export class RowReader {
     const ctr = this.at.ctr === undefined ? null : this.ctr(record[this.at.ctr], line);
     let provisional = this.o.provisionalFrom !== undefined && date >= this.o.provisionalFrom;
     if (this.at.provisional !== undefined) provisional = this.flag(record[this.at.provisional], line) || provisional;
-    return { line, date, page, pageGiven: page === given ? null : given, clicks, impressions, position, ctr, provisional };
+    const query = this.at.query === undefined ? '' : this.query(record[this.at.query], line);
+    const country = this.at.country === undefined ? '' : this.country(record[this.at.country], line);
+    const device = this.at.device === undefined ? '' : this.device(record[this.at.device], line);
+    return { line, date, page, pageGiven: page === given ? null : given, clicks, impressions, position, ctr, provisional, query, country, device };
+  }
+
+  private query(raw: string, line: number): string {
+    if (raw.length > MAX_QUERY_LENGTH) throw new SearchImportError(line, 'query', `is longer than ${MAX_QUERY_LENGTH} characters`);
+    return raw;
+  }
+
+  private country(raw: string, line: number): string {
+    const v = raw.trim().toLowerCase();
+    if (v !== '' && !/^[a-z]{3}$/.test(v)) throw new SearchImportError(line, 'country', `${quote(raw)} is not an ISO 3166-1 alpha-3 country code (such as usa or deu)`);
+    return v;
+  }
+
+  private device(raw: string, line: number): string {
+    const v = raw.trim().toLowerCase();
+    if (v !== '' && !(DEVICES as readonly string[]).includes(v)) throw new SearchImportError(line, 'device', `${quote(raw)} is not desktop, mobile or tablet`);
+    return v;
   }
 
   private count(record: Record, column: 'clicks' | 'impressions', line: number): number {

@@ -13,6 +13,10 @@ import { InvitationAcceptance, Invitations, Members } from './resources/members.
 import { SingleSignOn, SsoSignIn } from './resources/sso.js';
 import { CurrentUser, EmailVerification, PasswordReset, Sessions, TwoStepSignIn, type SessionCredential } from './resources/sessions.js';
 import { Workspaces } from './resources/workspaces.js';
+import { PasskeySignIn, Passkeys } from './resources/passkeys.js';
+import { SearchPerformance } from './resources/search-performance.js';
+import { SearchConsole, SearchConsoleCallback } from './resources/search-console.js';
+import { Notifications, Reports, Unsubscribe } from './resources/digests.js';
 import { authMiddleware, retryingFetch, type FetchLike } from './transport.js';
 import { VERSION } from './version.js';
 
@@ -70,13 +74,24 @@ export class SiteHealth {
   readonly members: Members;
   readonly invitations: Invitations;
   readonly invitationAcceptance: InvitationAcceptance;
+  /** Your own digest settings per workspace. */
+  readonly notifications: Notifications;
+  /** A digest's content for any period, as JSON or HTML. */
+  readonly reports: Reports;
+  /** A digest's unsubscribe link, without a key. */
+  readonly unsubscribe: Unsubscribe;
   readonly sessions: Sessions;
   readonly currentUser: CurrentUser;
   readonly passwordReset: PasswordReset;
   readonly emailVerification: EmailVerification;
+  readonly passkeys: Passkeys;
+  readonly passkeySignIn: PasskeySignIn;
   readonly singleSignOn: SingleSignOn;
   readonly ssoSignIn: SsoSignIn;
   readonly twoStepSignIn: TwoStepSignIn;
+  readonly searchPerformance: SearchPerformance;
+  readonly searchConsole: SearchConsole;
+  readonly searchConsoleCallback: SearchConsoleCallback;
   /**
    * The typed openapi-fetch client underneath (auth, user agent, timeout and retries included),
    * for every path of the API: `client.raw.GET('/v1/deploys/{id}', { params: { path: { id } } })`.
@@ -120,13 +135,21 @@ export class SiteHealth {
     this.members = new Members(transport);
     this.invitations = new Invitations(transport);
     this.invitationAcceptance = new InvitationAcceptance(transport);
+    this.notifications = new Notifications(transport);
+    this.reports = new Reports(transport);
+    this.unsubscribe = new Unsubscribe(transport);
     this.sessions = new Sessions(transport);
     this.currentUser = new CurrentUser(transport);
     this.passwordReset = new PasswordReset(transport);
     this.emailVerification = new EmailVerification(transport);
+    this.passkeys = new Passkeys(transport);
+    this.passkeySignIn = new PasskeySignIn(transport);
     this.singleSignOn = new SingleSignOn(transport);
     this.ssoSignIn = new SsoSignIn(transport);
     this.twoStepSignIn = new TwoStepSignIn(transport);
+    this.searchPerformance = new SearchPerformance(transport);
+    this.searchConsole = new SearchConsole(transport);
+    this.searchConsoleCallback = new SearchConsoleCallback(transport);
   }
 }
 

@@ -194,12 +194,17 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   member_exists: ConflictError,
   invitation_used: ConflictError,
   invitation_expired: ConflictError,
+  token_used: ConflictError,
   password_exists: ConflictError,
   invalid_credentials: AuthenticationError,
   session_required: PermissionError,
   csrf_failed: PermissionError,
   link_invalid: ValidationError,
   sign_in_throttled: RateLimitError,
+  passkey_challenge_invalid: ValidationError,
+  passkey_invalid: ValidationError,
+  passkey_rejected: AuthenticationError,
+  passkey_exists: ConflictError,
   sso_required: PermissionError,
   sso_not_configured: NotFoundError,
   sso_state_invalid: ValidationError,
@@ -211,6 +216,9 @@ export const ERROR_CLASS_BY_CODE: Readonly<Record<ProblemCode, ErrorClass>> = {
   two_step_expired: AuthenticationError,
   two_step_enabled: ConflictError,
   two_step_not_started: ConflictError,
+  search_console_unconfigured: ServiceUnavailableError,
+  search_console_refused: UnprocessableError,
+  search_console_not_connected: ConflictError,
 };
 
 const BY_STATUS: Record<number, ErrorClass> = {

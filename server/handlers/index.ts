@@ -10,8 +10,12 @@ import * as connections from './connections.ts';
 import * as hooks from './hooks.ts';
 import * as apiKeys from './api-keys.ts';
 import * as members from './members.ts';
+import * as digests from './digests.ts';
 import * as sessions from './sessions.ts';
+import * as passkeys from './passkeys.ts';
 import * as sso from './sso.ts';
+import * as searchPerformance from './search-performance.ts';
+import * as searchConsole from './search-console.ts';
 
 /**
  * One handler per operationId of the generated document. `satisfies` makes a missing or
@@ -63,6 +67,11 @@ export const handlers = {
   Invitations_create: members.invite,
   Invitations_delete: members.withdraw,
   InvitationAcceptance_accept: members.accept,
+  Notifications_get: digests.getNotifications,
+  Notifications_update: digests.updateNotifications,
+  Reports_get: digests.report,
+  Unsubscribe_page: digests.unsubscribePage,
+  Unsubscribe_unsubscribe: digests.unsubscribe,
   Sessions_create: sessions.signIn,
   Sessions_list: sessions.list,
   Sessions_delete: sessions.remove,
@@ -73,6 +82,12 @@ export const handlers = {
   PasswordReset_request: sessions.requestReset,
   PasswordReset_complete: sessions.completeReset,
   EmailVerification_complete: sessions.verifyEmail,
+  Passkeys_registrationOptions: passkeys.registrationOptions,
+  Passkeys_create: passkeys.create,
+  Passkeys_list: passkeys.list,
+  Passkeys_delete: passkeys.remove,
+  PasskeySignIn_options: passkeys.signInOptions,
+  PasskeySignIn_create: passkeys.signIn,
   SingleSignOn_get: sso.get,
   SingleSignOn_configure: sso.configure,
   SingleSignOn_remove: sso.remove,
@@ -83,4 +98,10 @@ export const handlers = {
   CurrentUser_confirmTwoStep: sessions.confirmOwnTwoStep,
   CurrentUser_disableTwoStep: sessions.disableOwn,
   CurrentUser_regenerateRecoveryCodes: sessions.regenerateCodes,
+  SearchPerformance_get: searchPerformance.get,
+  SearchConsole_get: searchConsole.get,
+  SearchConsole_connect: searchConsole.connect,
+  SearchConsole_disconnect: searchConsole.disconnect,
+  SearchConsole_sync: searchConsole.sync,
+  SearchConsoleCallback_complete: searchConsole.complete,
 } satisfies HandlerMap;

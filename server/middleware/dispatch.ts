@@ -66,12 +66,17 @@ export function dispatch(handler: AnyHandler, o: { db: Db; config: Config; log: 
       client: { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null },
       csrfToken: state.csrfToken ?? null,
       hook: state.hook ?? null,
+      accepts: (...types: string[]) => ctx.accepts(...types),
     });
     ctx.status = reply.status;
     if (reply.headers) ctx.set(reply.headers);
-    // A redirect's Location says where; Koa would otherwise write its status text as the body.
-    if (reply.body === undefined && reply.status !== 204) ctx.body = '';
-    else if (reply.status !== 204) {
+    if (reply.html !== undefined) {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = reply.html;
+    } else if (reply.body === undefined && reply.status !== 204) {
+      // A redirect's Location says where; Koa would otherwise write its status text as the body.
+      ctx.body = '';
+    } else if (reply.status !== 204) {
       // Serialized once here: given an object, Koa stringifies it to learn its length (asked by
       // koa-compress) and again to send it, which on a page of large deploys is seconds of CPU.
       ctx.type = 'application/json';

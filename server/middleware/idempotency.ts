@@ -1,8 +1,7 @@
-import crypto from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { ValidateFunction } from 'ajv';
 import type { Db } from '../../core/db/index.ts';
-import { claimKey, rememberAnswer, releaseKey, type IdempotentRequest } from '../../core/idempotency/index.ts';
+import { claimKey, idempotentRequest, rememberAnswer, releaseKey } from '../../core/idempotency/index.ts';
 import { Conflict, ValidationFailed, nowMs } from '../../core/platform/index.ts';
 import { NO_BODY } from '../body.ts';
 import type { OperationState } from '../state.ts';
@@ -11,7 +10,8 @@ import type { OperationState } from '../state.ts';
  * A POST that declares the `Idempotency-Key` header (spec/common/errors.tsp `IdempotencyKey`):
  * with the header, the first request runs and its successful answer is kept for 24 hours; a
  * repeat gets that answer again (`Idempotent-Replayed: true`) and changes nothing. Runs after
- * validation, so a request that could not run claims no key.
+ * validation, so a request that could not run claims no key, and after authentication: the API
+ * key as sent seals the kept answer (core/idempotency), so it must be the one that was checked.
  */
 export function idempotent(db: Db, valid: ValidateFunction) {
   return async (ctx: Context, next: Next): Promise<void> => {
@@ -25,12 +25,7 @@ export function idempotent(db: Db, valid: ValidateFunction) {
     }
     const state = ctx.state as OperationState;
     const body = state.bodyText === NO_BODY ? '' : state.bodyText;
-    const request: IdempotentRequest = {
-      apiKeyId: state.auth!.keyId,
-      key,
-      fingerprint: crypto.createHash('sha256').update(`${state.op.id}\n${ctx.path}\n${body}`).digest('hex'),
-      now: nowMs(),
-    };
+    const request = idempotentRequest({ apiKeyId: state.auth!.keyId, credential: ctx.get('x-api-key'), key, operationId: state.op.id, path: ctx.path, body, now: nowMs() });
     const claim = await claimKey(db, request);
     if (claim.kind === 'reused') {
       throw new Conflict('idempotency_key_reused', 'This Idempotency-Key was sent with a different request in the last 24 hours: use a new key for a new request.');

@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { describeFieldErrors, toFieldErrors, type Operation } from '../../core/contract/index.ts';
 import { NotFound, ValidationFailed } from '../../core/platform/index.ts';
-import { NO_BODY, bodyRequired, parseJsonBody } from '../body.ts';
+import { FORM, NO_BODY, bodyRequired, parseFormBody, parseJsonBody } from '../body.ts';
 import type { OperationState } from '../state.ts';
 import type { OperationValidators } from '../validation.ts';
 
@@ -17,7 +17,8 @@ export function validateRequest(op: Operation, v: OperationValidators) {
     if (v.path && !v.path(params)) throw new NotFound();
 
     let body: unknown = undefined;
-    if (state.bodyText !== NO_BODY) body = parseJsonBody(ctx, state.bodyText);
+    const takesForm = op.def.requestBody?.content[FORM] !== undefined;
+    if (state.bodyText !== NO_BODY) body = takesForm ? parseFormBody(ctx, state.bodyText) : parseJsonBody(ctx, state.bodyText);
     else if (v.bodyRequired) bodyRequired();
 
     const queryOk = v.query(query);

@@ -73,9 +73,10 @@ function schemaViolations(method: string, pathname: string, status: number, body
   const spec = op.responses[String(status)] ?? (pending || status === 405 ? { content: { 'application/problem+json': { schema: PROBLEM } } } : undefined);
   if (!spec) return [`${op.operationId} does not document status ${status}`];
   if (!spec.content) return body === undefined || body === '' || body === null ? [] : [`${op.operationId} ${status} should have no body`];
-  const [media, { schema }] = Object.entries(spec.content)[0];
+  // An operation may answer in more than one media type (JSON or a printable HTML page): the one it sent.
+  const [media, { schema }] = Object.entries(spec.content).find(([m]) => contentType.startsWith(m)) ?? Object.entries(spec.content)[0];
   if (!contentType.startsWith(media)) return [`${op.operationId} ${status}: content-type ${contentType}, expected ${media}`];
-  const v = compiled(`${op.operationId}:${status}`, schema);
+  const v = compiled(`${op.operationId}:${status}:${media}`, schema);
   return v(body) ? [] : [`${op.operationId} ${status} body: ${ajv.errorsText(v.errors)}`];
 }
 

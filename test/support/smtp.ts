@@ -2,8 +2,14 @@
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
 
-/** A local SMTP server that requires the given login and keeps every message it receives, parsed. */
-export async function startSmtp(auth = { user: 'mailer', pass: 'secret-pass' }): Promise<{ url: string; received: Array<{ envelope: { from: string; to: string[] }; mail: ParsedMail }>; close: () => Promise<void> }> {
+/**
+ * A local SMTP server that requires the given login and keeps every message it receives, parsed.
+ * `refuse`: recipients it answers 550 to while the function says so (a mailbox that is down).
+ */
+export async function startSmtp(
+  auth = { user: 'mailer', pass: 'secret-pass' },
+  refuse: (address: string) => boolean = () => false,
+): Promise<{ url: string; received: Array<{ envelope: { from: string; to: string[] }; mail: ParsedMail }>; close: () => Promise<void> }> {
   const received: Array<{ envelope: { from: string; to: string[] }; mail: ParsedMail }> = [];
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
@@ -12,6 +18,10 @@ export async function startSmtp(auth = { user: 'mailer', pass: 'secret-pass' }):
     onAuth(a, _session, cb) {
       if (a.username === auth.user && a.password === auth.pass) cb(null, { user: a.username });
       else cb(new Error('Invalid username or password'));
+    },
+    onRcptTo(address, _session, cb) {
+      if (refuse(address.address)) cb(Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }));
+      else cb();
     },
     onData(stream, session, cb) {
       simpleParser(stream).then(

@@ -8,7 +8,7 @@ export class Activity extends Model {
   declare id: string;
   declare account_id: string | null;
   declare workspace_id: string | null;
-  declare kind: 'webhook' | 'billing' | 'security' | 'connection';
+  declare kind: 'webhook' | 'billing' | 'security' | 'connection' | 'digest';
   declare action: string;
   declare actor_type: 'user' | 'api_key' | 'session' | 'system';
   declare actor_id: string | null;

@@ -16,3 +16,5 @@ export { Connection, RepositoryDelivery } from './Connection.ts';
 export { Invitation } from './Invitation.ts';
 export { SsoSettingsRow, SsoAttempt, SsoIdentity } from './Sso.ts';
 export { Session, EmailToken, RecoveryCode, SignInChallenge } from './Session.ts';
+export { Passkey, WebAuthnChallenge } from './Passkey.ts';
+export { SearchConsoleConnection } from './SearchConsoleConnection.ts';

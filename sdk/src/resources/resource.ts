@@ -83,6 +83,25 @@ export async function unwrap<T extends object>(call: Promise<Result<T>>): Promis
   return withResponse(result.data, result.response);
 }
 
+/**
+ * `unwrap` for an operation that answers JSON or an HTML page (whichever `Accept` asks for),
+ * called for JSON: the body is the JSON one.
+ */
+export async function unwrapJson<T extends object>(call: Promise<{ data?: T | string; error?: unknown; response: Response }>): Promise<WithResponse<T>> {
+  const result = await call;
+  if ('error' in result || !result.response.ok) throw errorFromResponse(result.response, result.error);
+  const data = result.data;
+  if (data === undefined || typeof data === 'string') throw errorFromResponse(result.response, { detail: 'expected a JSON body' });
+  return withResponse(data, result.response);
+}
+
+/** `unwrap` for a text body (an HTML page): `{ html }`. */
+export async function unwrapText(call: Promise<{ data?: string; error?: unknown; response: Response }>): Promise<WithResponse<{ html: string }>> {
+  const result = await call;
+  if ('error' in result || !result.response.ok) throw errorFromResponse(result.response, result.error);
+  return withResponse({ html: result.data ?? '' }, result.response);
+}
+
 /** `unwrap` for a 204: the id of what was deleted. */
 export async function unwrapDeleted(call: Promise<{ error?: unknown; response: Response }>, id: string): Promise<WithResponse<Deleted>> {
   const result = await call;
