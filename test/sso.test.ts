@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi, uniqueEmail } from './support/api.ts';
 import { loginAtProvider, startProvider, type LocalProvider } from './support/oidc-provider.ts';
-import { addMember, resealSsoSecrets, setPassword } from '../core/access/index.ts';
+import { addMember, configureSso, resealSsoSecrets, setPassword } from '../core/access/index.ts';
 import { Keyring } from '../core/secrets/index.ts';
 import { operatorActor } from '../core/activity/index.ts';
 import { setClockOffset } from '../core/platform/index.ts';
@@ -101,6 +101,14 @@ for (const engine of engines()) {
       const actions = (await securityActions()).map((r) => r.action);
       assert.equal(actions.filter((a) => a === 'sso.configured').length, 2);
 
+      // Without ALLOW_PRIVATE_NETWORK an issuer on 127.0.0.1 is refused by the address guard before it is asked anything.
+      const guarded = configureSso(api.db, { keyring: new Keyring([SECRETS_KEY]), allowPrivateNetwork: false, timeoutMs: 2000, publicUrl: PUBLIC_URL }, {
+        auth: { userId: o.userId, workspaceId: null, credential: 'api_key', keyId: o.keyId, keyName: null, accountId: o.accountId, scopes: ['workspaces'], expiresAt: null },
+        actor: { type: 'api_key', id: o.keyId, label: null },
+        input: { issuer: idp.issuer.replace('http:', 'https:'), clientId: idp.clientId, clientSecret: idp.clientSecret },
+      });
+      await assert.rejects(guarded, (err: { code?: string; message?: string }) => err.code === 'sso_provider_error' && /not public/.test(err.message ?? ''));
+
       // A SECRETS_KEY rotation re-seals the client secret with the new first key (admin secrets reseal).
       const newKey = crypto.randomBytes(32);
       const rotated = new Keyring([newKey, SECRETS_KEY]);
@@ -154,9 +162,13 @@ for (const engine of engines()) {
       assert.equal(replay.status, 400, replay.text);
       assert.equal(replay.body.code, 'sso_state_invalid');
 
-      // A second SSO sign-in is not a first one.
+      // A second SSO sign-in is not a first one ...
+      // ... and parameters some providers add (Google's scope, authuser, hd, prompt) are accepted and ignored.
       const again = await start({ accountId: o.accountId });
-      assert.equal((await callback((await loginAtProvider(again.url, p.sub, { until: CALLBACK })).searchParams, again.binding)).status, 302);
+      const againBack = (await loginAtProvider(again.url, p.sub, { until: CALLBACK })).searchParams;
+      againBack.set('scope', 'openid email');
+      againBack.set('authuser', '0');
+      assert.equal((await callback(againBack, again.binding)).status, 302);
       assert.equal(await sessionsOf(p.userId), 2);
 
       const rows = (await securityActions()).filter((r) => r.target?.id === p.userId);

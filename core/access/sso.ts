@@ -168,6 +168,24 @@ async function settingsOf(db: DbOrTrx, start: Schemas['SsoStart']): Promise<SsoS
 
 const openSecret = (s: SsoSettings, row: SsoSettingsRow) => s.keyring.open(row.client_secret, sealContext('sso_settings', row.account_id, 'client_secret'));
 
+// The provider's discovery document and key set, kept per process for a few minutes: a sign-in
+// would otherwise fetch both twice (start and callback). Keyed by the settings themselves, so a
+// change of issuer, client or secret (sealed afresh each time) is used at once.
+const PROVIDER_CACHE_MS = 5 * 60_000;
+const PROVIDER_CACHE_SIZE = 1000;
+const providers = new Map<string, { config: Awaited<ReturnType<typeof discoverProvider>>; until: number }>();
+
+async function providerOf(s: SsoSettings, row: SsoSettingsRow) {
+  const key = digest(`${row.account_id}\0${row.issuer}\0${row.client_id}\0${row.client_secret}`);
+  const now = Date.now();
+  const hit = providers.get(key);
+  if (hit && hit.until > now) return hit.config;
+  const config = await discoverProvider({ issuer: row.issuer, clientId: row.client_id, clientSecret: openSecret(s, row), redirectUri: redirectUriOf(s.publicUrl) }, s);
+  if (providers.size >= PROVIDER_CACHE_SIZE) providers.clear();
+  providers.set(key, { config, until: now + PROVIDER_CACHE_MS });
+  return config;
+}
+
 /**
  * Starts an attempt: the provider's authorization URL, and the binding value for the browser's
  * cookie (returned once; only digests of it and of the state are kept).
@@ -175,7 +193,7 @@ const openSecret = (s: SsoSettings, row: SsoSettingsRow) => s.keyring.open(row.c
 export async function startSso(db: Db, s: SsoSettings, start: Schemas['SsoStart']): Promise<{ authorizationUrl: string; expiresAt: number; binding: string }> {
   const row = await settingsOf(db, start);
   const redirectUri = redirectUriOf(s.publicUrl);
-  const provider = await discoverProvider({ issuer: row.issuer, clientId: row.client_id, clientSecret: openSecret(s, row), redirectUri }, s);
+  const provider = await providerOf(s, row);
   const id = newId();
   const state = crypto.randomBytes(32).toString('base64url');
   const nonce = crypto.randomBytes(32).toString('base64url');
@@ -202,7 +220,7 @@ export function bindingCookie(binding: string | null, publicUrl: string): string
   return `${SSO_BINDING_COOKIE}=${binding ?? ''}; Path=${SSO_CALLBACK_PATH}; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${loopback ? '' : '; Secure'}`;
 }
 
-export type CallbackQuery = Partial<Record<'code' | 'state' | 'iss' | 'error' | 'error_description' | 'error_uri' | 'session_state', string>>;
+export type CallbackQuery = Partial<Record<string, string>>;
 
 /**
  * The attempt the callback names, checked and used up: its state must be known, unused, of this
@@ -233,7 +251,7 @@ export async function completeSso(db: Db, s: SsoSettings, f: { query: CallbackQu
   const row = await SsoSettingsRow.query(db).findById(attempt.account_id);
   if (!row) throw new SsoNotConfigured();
   const redirectUri = redirectUriOf(s.publicUrl);
-  const provider = await discoverProvider({ issuer: row.issuer, clientId: row.client_id, clientSecret: openSecret(s, row), redirectUri }, s);
+  const provider = await providerOf(s, row);
   const callbackUrl = new URL(redirectUri);
   for (const [k, v] of Object.entries(f.query)) if (v !== undefined) callbackUrl.searchParams.set(k, v);
   const identity = await exchangeCode(provider, callbackUrl, {

@@ -10210,6 +10210,11 @@ export interface operations {
                 error_description?: components["schemas"]["callbackValue"];
                 error_uri?: components["schemas"]["callbackValue"];
                 session_state?: components["schemas"]["callbackValue"];
+                /** @description Sent back by some providers (Google: `scope`, `authuser`, `hd`, `prompt`); ignored. */
+                scope?: components["schemas"]["callbackValue"];
+                authuser?: components["schemas"]["callbackValue"];
+                hd?: components["schemas"]["callbackValue"];
+                prompt?: components["schemas"]["callbackValue"];
             };
             header?: never;
             path?: never;
