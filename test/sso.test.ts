@@ -249,15 +249,18 @@ for (const engine of engines()) {
       const p = await person();
       await setPassword(api.db, { userId: p.userId, password: PASSWORD, action: 'password.set_by_operator', actor: operatorActor(), keepSession: null });
       const memberKey = await api.key(p.userId);
+      const earlier = await api.session(p.userId);
+      assert.equal((await api.call('GET', '/v1/me', { session: earlier })).status, 200);
 
       const on = await configure({ issuer: idp.issuer, clientId: idp.clientId, required: true });
       assert.equal(on.status, 200, on.text);
       assert.equal(on.body.required, true);
+      assert.equal((await api.call('GET', '/v1/me', { session: earlier })).status, 401, 'a session signed in with a password ends when SSO becomes required');
 
       const refused = await api.call('POST', '/v1/sessions', { body: { email: p.email, password: PASSWORD } });
       assert.equal(refused.status, 403, refused.text);
       assert.equal(refused.body.code, 'sso_required');
-      assert.equal(await sessionsOf(p.userId), 0);
+      assert.equal(await sessionsOf(p.userId), 1, 'no session was started (the one row is the ended earlier session)');
       assert.equal((await api.call('GET', '/v1/workspaces', { key: memberKey.apiKey })).status, 200, 'API keys are for programs and keep working');
 
       const viaSso = await start({ email: p.email });

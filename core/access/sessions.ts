@@ -184,6 +184,22 @@ export async function revokeSession(db: DbOrTrx, f: { userId: string; accountId:
 }
 
 /**
+ * When an account starts requiring single sign-on: every live session of its users that did not
+ * sign in through it ends now (session.revoked each), except `keep`, the session of the person who
+ * turned the requirement on, who can still turn it off if the provider lets nobody in.
+ */
+export async function revokeNonSsoSessionsOfAccount(db: DbOrTrx, f: { accountId: string; keep: string | null; actor: Actor }): Promise<number> {
+  return withTransaction(db, async (trx) => {
+    const q = Session.query(trx)
+      .whereIn('user_id', User.query(trx).select('id').where({ account_id: f.accountId }))
+      .whereNull('revoked_at')
+      .whereNot({ method: 'sso' });
+    if (f.keep) q.whereNot({ id: f.keep });
+    return revokeRows(trx, await q, f.actor, f.accountId, 'sso.required');
+  });
+}
+
+/**
  * Signs out every live session of a user except `keep` (after a password change, a reset, or on
  * request), each with a session.revoked row; returns how many.
  */

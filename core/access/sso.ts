@@ -6,7 +6,7 @@ import { DomainError, Forbidden, NotFound, ValidationFailed, isUuid, newId, nowM
 import { Keyring } from '../secrets/index.ts';
 import { userSecurityEvent, type Actor } from '../activity/index.ts';
 import { normalizeEmail } from './users.ts';
-import { servedFromLoopback, startSession, type ClientInfo } from './sessions.ts';
+import { revokeNonSsoSessionsOfAccount, servedFromLoopback, startSession, type ClientInfo } from './sessions.ts';
 import type { AuthContext } from './authenticate.ts';
 import { SsoProviderError, authorizationUrl, discoverProvider, exchangeCode, type ProviderSettings } from './sso-provider.ts';
 
@@ -137,7 +137,11 @@ export async function configureSso(db: Db, s: SsoSettings, f: { auth: AuthContex
       ...base,
       details: { issuer: discovered, client_id: f.input.clientId, secret_changed: f.input.clientSecret !== undefined, first: !before },
     });
-    if ((before ? isRequired(before) : false) !== required) await userSecurityEvent(trx, 'sso.required', { ...base, details: { required } });
+    if ((before ? isRequired(before) : false) !== required) {
+      await userSecurityEvent(trx, 'sso.required', { ...base, details: { required } });
+      // A requirement takes effect at once: sessions signed in another way end now.
+      if (required) await revokeNonSsoSessionsOfAccount(trx, { accountId: f.auth.accountId, keep: f.auth.credential === 'session' ? f.auth.keyId : null, actor: f.actor });
+    }
     return toApi((await SsoSettingsRow.query(trx).findById(f.auth.accountId))!, s.publicUrl);
   });
 }
