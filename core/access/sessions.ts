@@ -94,9 +94,10 @@ export class SsoRequired extends DomainError {
 
 /**
  * While the user's account requires single sign-on (spec/sso.tsp), a session starts only through
- * it: every way of signing in starts its session here, so this is the one place that refuses.
+ * it: every way of signing in starts its session here, so this is the one place that refuses (a
+ * password sign-in that still needs its second step asks here too, before any code is asked for).
  */
-async function assertMethodAllowed(db: DbOrTrx, accountId: string, method: SignInMethod): Promise<void> {
+export async function assertMethodAllowed(db: DbOrTrx, accountId: string, method: SignInMethod): Promise<void> {
   if (method === 'sso') return;
   const sso = await SsoSettingsRow.query(db).findById(accountId).select('required');
   if (sso && (sso.required === true || Number(sso.required) === 1)) throw new SsoRequired();

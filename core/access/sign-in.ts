@@ -5,7 +5,7 @@ import { DomainError, nowMs } from '../platform/index.ts';
 import { sessionActor, userSecurityEvent, type Actor } from '../activity/index.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { normalizeEmail } from './users.ts';
-import { revokeSessionsOf, startSession, type ClientInfo } from './sessions.ts';
+import { assertMethodAllowed, revokeSessionsOf, startSession, type ClientInfo } from './sessions.ts';
 import type { Session } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { startChallenge } from './two-step.ts';
@@ -126,7 +126,10 @@ export async function signInWithPassword(
   { email, password, client }: { email: string; password: string; client: ClientInfo },
 ): Promise<{ token: string; session: Session } | { twoStep: Schemas['TwoStepRequired'] }> {
   const user = await checkPassword(db, email, password, client);
-  if (user.two_step_enabled_at !== null) return { twoStep: await startChallenge(db, user.id, client) };
+  if (user.two_step_enabled_at !== null) {
+    await assertMethodAllowed(db, user.account_id, 'password');
+    return { twoStep: await startChallenge(db, user.id, client) };
+  }
   return startSession(db, { userId: user.id, method: 'password', client });
 }
 
