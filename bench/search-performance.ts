@@ -15,11 +15,14 @@
 // Environment: BENCH_ROWS, BENCH_LARGE_ROWS, BENCH_OTHERS, BENCH_PG_URL, and the harness's
 // BENCH_DURATION / BENCH_WARMUP / BENCH_ROUNDS / BENCH_QUIET.
 
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { nowMs } from '../core/platform/index.ts';
 import { runSql } from '../core/db/index.ts';
 import { setWorkspaceLimit } from '../core/access/index.ts';
-import { addDays, copyIn, dayOf } from '../core/search-data/index.ts';
+import { addDays, copyIn, dayOf, rollUpAll } from '../core/search-data/index.ts';
 import { SETTINGS, Scratch, addWorkspace, compare, createOwner, fmt, machineLines, probe, runBenchmark, startServerChild, table, writeReport, type Case } from './lib/harness.ts';
 
 const TOTAL = Number(process.env.BENCH_ROWS || 10_000_000);
@@ -76,60 +79,81 @@ async function seed(client: pg.Client, workspaceId: string, perDay: number, days
 
 const scratch = new Scratch();
 await runBenchmark(scratch, async () => {
-  const s = await scratch.create('postgres');
-  const owner = await createOwner(s.db, 'perf');
+  // BENCH_KEEP_DB=<name>: load into that PostgreSQL database and keep it; a later run with the
+  // same name migrates it and measures again without loading (the fixture's ids and key are kept
+  // beside it in the temp directory). Loading 10 million rows takes minutes on a shared machine.
+  const keepName = process.env.BENCH_KEEP_DB || '';
+  const keepFile = path.join(os.tmpdir(), `${keepName}.json`);
+  const kept = keepName ? await scratch.keep(keepName) : null;
+  const reuse = kept !== null && kept.existed && fs.existsSync(keepFile);
+  const s = kept ?? (await scratch.create('postgres'));
+  let owner: Awaited<ReturnType<typeof createOwner>>;
+  let others: string[] = [];
+  let lastDay: string;
+  if (reuse) {
+    ({ owner, others, lastDay } = JSON.parse(fs.readFileSync(keepFile, 'utf8')) as { owner: typeof owner; others: string[]; lastDay: string });
+  } else {
+    if (kept?.existed) throw new Error(`${keepName} exists without ${keepFile}: drop it first`);
+    owner = await createOwner(s.db, 'perf');
+    await setWorkspaceLimit(s.db, owner.accountId, OTHERS + 1);
+    for (let i = 0; i < OTHERS; i++) others.push(await addWorkspace(s.db, owner, `perf-${i}`));
+    lastDay = addDays(dayOf(nowMs()), -2);
+  }
   const large = owner.workspaceId;
-  await setWorkspaceLimit(s.db, owner.accountId, OTHERS + 1);
-  const others: string[] = [];
-  for (let i = 0; i < OTHERS; i++) others.push(await addWorkspace(s.db, owner, `perf-${i}`));
-  const lastDay = addDays(dayOf(nowMs()), -2);
   const days = Array.from({ length: DAYS }, (_, i) => addDays(lastDay, i - DAYS + 1));
   const largePerDay = Math.round(LARGE / DAYS);
   const otherPerDay = Math.round((TOTAL - largePerDay * DAYS) / OTHERS / DAYS);
-  console.log(`bench:search-performance: ${fmt(DAYS)} days; 1 workspace x ${fmt(largePerDay)} rows/day, ${OTHERS} x ${fmt(otherPerDay)} rows/day`);
+  console.log(`bench:search-performance: ${fmt(DAYS)} days; 1 workspace x ${fmt(largePerDay)} rows/day, ${OTHERS} x ${fmt(otherPerDay)} rows/day${reuse ? ` (reusing ${keepName})` : ''}`);
 
-  const client = new pg.Client({ connectionString: s.url });
-  await client.connect();
-  let rows = 0;
-  const seedStart = performance.now();
-  try {
-    await client.query('BEGIN');
-    rows += await seed(client, large, largePerDay, days, 1);
-    for (let i = 0; i < OTHERS; i++) rows += await seed(client, others[i], otherPerDay, days, i + 2);
-    await client.query('COMMIT');
-  } finally {
-    await client.end();
+  let seedSeconds = 0;
+  if (!reuse) {
+    const client = new pg.Client({ connectionString: s.url });
+    await client.connect();
+    const seedStart = performance.now();
+    try {
+      await client.query('BEGIN');
+      await seed(client, large, largePerDay, days, 1);
+      for (let i = 0; i < OTHERS; i++) await seed(client, others[i], otherPerDay, days, i + 2);
+      await client.query('COMMIT');
+    } finally {
+      await client.end();
+    }
+    seedSeconds = (performance.now() - seedStart) / 1000;
+    console.log(`  rows by COPY in ${seedSeconds.toFixed(0)} s`);
   }
-  const seedSeconds = (performance.now() - seedStart) / 1000;
-  console.log(`  ${fmt(rows)} rows by COPY in ${seedSeconds.toFixed(0)} s`);
-  // What a detailed import writes besides the rows: per-day-per-page sums and per-day totals (the last 3 days provisional, as a sync leaves them).
+  // What a detailed import writes besides the rows: per-day-per-page sums and per-day totals (the
+  // last 3 days provisional, as a sync leaves them), and the rollups, derived by the same SQL the
+  // import runs (core/search-data/rollups.ts). On reuse, the rollups only, derived again.
   const derive = performance.now();
-  await s.db.raw(`INSERT INTO search_data (workspace_id, date, page, page_given, clicks, impressions, position, ctr)
-    SELECT workspace_id, date, page, NULL, SUM(clicks), SUM(impressions), SUM(CAST(position AS DOUBLE PRECISION) * impressions) / NULLIF(SUM(impressions), 0), NULL
-      FROM search_performance GROUP BY workspace_id, date, page`);
-  await s.db.raw(
-    `INSERT INTO search_data_days (workspace_id, date, row_count, clicks, impressions, provisional, imported_at)
-     SELECT workspace_id, date, COUNT(*), SUM(clicks), SUM(impressions), date > ?, ? FROM search_performance GROUP BY workspace_id, date`,
-    [addDays(lastDay, -3), nowMs()],
-  );
-  // And the per-day rollups (core/search-data/rollups.ts), with the same sums.
-  const sums = `SUM(clicks), SUM(impressions), COALESCE(SUM(CAST(position AS DOUBLE PRECISION) * impressions), 0), SUM(CASE WHEN position IS NULL THEN 0 ELSE impressions END)`;
-  await s.db.raw(`INSERT INTO search_rollups (workspace_id, dimension, date, key, clicks, impressions, pw, pi) SELECT workspace_id, 'total', date, '', ${sums} FROM search_data GROUP BY workspace_id, date`);
-  await s.db.raw(`INSERT INTO search_rollups (workspace_id, dimension, date, key, clicks, impressions, pw, pi) SELECT workspace_id, 'detail', date, '', ${sums} FROM search_performance GROUP BY workspace_id, date`);
-  for (const d of ['query', 'country', 'device']) {
-    await s.db.raw(`INSERT INTO search_rollups (workspace_id, dimension, date, key, clicks, impressions, pw, pi) SELECT workspace_id, '${d}', date, ${d}, ${sums} FROM search_performance GROUP BY workspace_id, date, ${d}`);
+  if (!reuse) {
+    await s.db.raw(`INSERT INTO search_data (workspace_id, date, page, page_given, clicks, impressions, position, ctr)
+      SELECT workspace_id, date, page, NULL, SUM(clicks), SUM(impressions), SUM(CAST(position AS DOUBLE PRECISION) * impressions) / NULLIF(SUM(impressions), 0), NULL
+        FROM search_performance GROUP BY workspace_id, date, page`);
+    await s.db.raw(
+      `INSERT INTO search_data_days (workspace_id, date, row_count, clicks, impressions, provisional, imported_at)
+       SELECT workspace_id, date, COUNT(*), SUM(clicks), SUM(impressions), date > ?, ? FROM search_performance GROUP BY workspace_id, date`,
+      [addDays(lastDay, -3), nowMs()],
+    );
   }
-  await s.db.raw('VACUUM (ANALYZE) search_performance');
-  await s.db.raw('VACUUM (ANALYZE) search_data');
-  await s.db.raw('VACUUM (ANALYZE) search_data_days');
+  await s.db.transaction((trx) => rollUpAll(trx));
+  if (!reuse) {
+    await s.db.raw('VACUUM (ANALYZE) search_performance');
+    await s.db.raw('VACUUM (ANALYZE) search_data');
+    await s.db.raw('VACUUM (ANALYZE) search_data_days');
+  }
   await s.db.raw('VACUUM (ANALYZE) search_rollups');
+  await s.db.raw('VACUUM (ANALYZE) search_cube');
   const deriveSeconds = (performance.now() - derive) / 1000;
-  const [rollups] = await runSql<{ n: number; mb: number }>(s.db, "SELECT COUNT(*) AS n, pg_total_relation_size('search_rollups') / 1048576 AS mb FROM search_rollups");
+  if (keepName && !reuse) fs.writeFileSync(keepFile, JSON.stringify({ owner, others, lastDay }));
+  const [rollups] = await runSql<{ n: number; mb: number }>(
+    s.db,
+    "SELECT (SELECT COUNT(*) FROM search_rollups) + (SELECT COUNT(*) FROM search_cube) AS n, (pg_total_relation_size('search_rollups') + pg_total_relation_size('search_cube')) / 1048576 AS mb",
+  );
   const [size] = await runSql<{ table_mb: number; index_mb: number; n: number }>(
     s.db,
     "SELECT pg_table_size('search_performance') / 1048576 AS table_mb, pg_indexes_size('search_performance') / 1048576 AS index_mb, (SELECT COUNT(*) FROM search_performance) AS n",
   );
-  console.log(`  totals derived and vacuumed in ${deriveSeconds.toFixed(0)} s; search_performance ${fmt(size.n)} rows, ${fmt(size.table_mb)} MiB + ${fmt(size.index_mb)} MiB of key`);
+  console.log(`  totals derived and vacuumed in ${deriveSeconds.toFixed(0)} s; search_performance ${fmt(size.n)} rows, ${fmt(size.table_mb)} MiB + ${fmt(size.index_mb)} MiB of indexes`);
 
   const server = await startServerChild('app', s.url, { RATE_LIMIT_PER_MINUTE: '0' });
   try {

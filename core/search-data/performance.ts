@@ -130,12 +130,18 @@ export async function searchPerformance(db: DbOrTrx, q: PerformanceQuery): Promi
   }
   const raw = (table: string, column: string): Source => ({ table, column, sums: SUMS, where: [], values: [] });
   const rollup = (dimension: string, column: string): Source => ({ table: 'search_rollups', column, sums: ROLLUP_SUMS, where: ['AND dimension = ?'], values: [dimension] });
+  const cube = (column: string): Source => ({ table: 'search_cube', column, sums: ROLLUP_SUMS, where: [], values: [] });
   let rowsFrom: Source;
   let totalsFrom: Source;
   if (!detailFilter && page === undefined) {
     // Unfiltered: the per-day rollups, except rows by page, which search_data has per day and page.
     rowsFrom = q.dimension === 'date' ? rollup('total', 'date') : q.dimension === 'page' ? raw('search_data', 'page') : rollup(q.dimension, 'key');
     totalsFrom = byDetail ? rollup('detail', 'date') : rollup('total', 'date');
+  } else if (page === undefined && q.query === undefined) {
+    // Only country and device filters: the per-day cube of country x device has every sum they
+    // need, except rows by query or page, which only the detailed rows have.
+    totalsFrom = cube('date');
+    rowsFrom = q.dimension === 'query' || q.dimension === 'page' ? raw('search_performance', q.dimension) : cube(q.dimension);
   } else {
     const table = detailFilter || byDetail ? 'search_performance' : 'search_data';
     rowsFrom = raw(table, q.dimension);

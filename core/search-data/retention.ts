@@ -38,6 +38,16 @@ export const searchDataRetention: RetentionRule[] = [
       q.whereIn(['workspace_id', 'date'], (days) => days.from('search_data_days').select('workspace_id', 'date').where('date', '<', cutoff)),
   },
   {
+    name: 'search_cube',
+    table: 'search_cube',
+    column: 'date',
+    key: ['workspace_id', 'date', 'country', 'device'],
+    maxAgeMs: SEARCH_DATA_MAX_AGE_MS,
+    cutoffValue: dayOf,
+    where: (q, cutoff) =>
+      q.whereIn(['workspace_id', 'date'], (days) => days.from('search_data_days').select('workspace_id', 'date').where('date', '<', cutoff)),
+  },
+  {
     name: 'search_data_days',
     table: 'search_data_days',
     column: 'date',
