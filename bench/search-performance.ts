@@ -195,14 +195,18 @@ await runBenchmark(scratch, async () => {
     const explain = async (sql: string, bindings: unknown[]) =>
       (await runSql<{ 'QUERY PLAN': string }>(s.db, `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, bindings)).map((r) => r['QUERY PLAN']).join('\n');
     const from28 = addDays(lastDay, -27);
-    // The statements the server runs for the first case (no filter: the rollups) and for a filtered one (the detailed rows).
+    // The statements the server runs for the first case (no filter: the rollups) and for two filtered ones (the cube, the index by query).
     const planRollup = await explain(
       "SELECT key AS k, SUM(clicks) AS clicks, SUM(impressions) AS impressions, SUM(pw) AS pw, SUM(pi) AS pi FROM search_rollups WHERE workspace_id = ? AND date >= ? AND date <= ? AND dimension = ? GROUP BY key ORDER BY SUM(clicks) DESC, key ASC LIMIT 101",
       [large, from28, lastDay, 'query'],
     );
     const planFiltered = await explain(
-      'SELECT country AS k, SUM(clicks), SUM(impressions) FROM search_performance WHERE workspace_id = ? AND date >= ? AND date <= ? AND device = ? GROUP BY country ORDER BY SUM(clicks) DESC, country ASC LIMIT 101',
+      'SELECT country AS k, SUM(clicks) AS clicks, SUM(impressions) AS impressions, SUM(pw) AS pw, SUM(pi) AS pi FROM search_cube WHERE workspace_id = ? AND date >= ? AND date <= ? AND device = ? GROUP BY country ORDER BY SUM(clicks) DESC, country ASC LIMIT 101',
       [large, from28, lastDay, 'mobile'],
+    );
+    const planQuery = await explain(
+      'SELECT device AS k, SUM(clicks), SUM(impressions) FROM search_performance WHERE workspace_id = ? AND date >= ? AND date <= ? AND query = ? GROUP BY device ORDER BY SUM(clicks) DESC, device ASC LIMIT 101',
+      [large, addDays(lastDay, -89), lastDay, queryText(3)],
     );
     const single = results.slice(0, defs.length);
     const worst = single.reduce((a, b) => (b.p99 > a.p99 ? b : a));
@@ -230,10 +234,16 @@ await runBenchmark(scratch, async () => {
       planRollup,
       '```',
       '',
-      'By country with device=mobile (the detailed rows):',
+      'By country with device=mobile (the country x device cube):',
       '',
       '```',
       planFiltered,
+      '```',
+      '',
+      'By device with one query, 90 days (the index by query):',
+      '',
+      '```',
+      planQuery,
       '```',
       '',
       '</details>',
