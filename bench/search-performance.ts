@@ -15,11 +15,14 @@
 // Environment: BENCH_ROWS, BENCH_LARGE_ROWS, BENCH_OTHERS, BENCH_PG_URL, and the harness's
 // BENCH_DURATION / BENCH_WARMUP / BENCH_ROUNDS / BENCH_QUIET.
 
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { nowMs } from '../core/platform/index.ts';
 import { runSql } from '../core/db/index.ts';
 import { setWorkspaceLimit } from '../core/access/index.ts';
-import { addDays, copyIn, dayOf } from '../core/search-data/index.ts';
+import { addDays, copyIn, dayOf, rollUpAll } from '../core/search-data/index.ts';
 import { SETTINGS, Scratch, addWorkspace, compare, createOwner, fmt, machineLines, probe, runBenchmark, startServerChild, table, writeReport, type Case } from './lib/harness.ts';
 
 const TOTAL = Number(process.env.BENCH_ROWS || 10_000_000);
@@ -76,60 +79,81 @@ async function seed(client: pg.Client, workspaceId: string, perDay: number, days
 
 const scratch = new Scratch();
 await runBenchmark(scratch, async () => {
-  const s = await scratch.create('postgres');
-  const owner = await createOwner(s.db, 'perf');
+  // BENCH_KEEP_DB=<name>: load into that PostgreSQL database and keep it; a later run with the
+  // same name migrates it and measures again without loading (the fixture's ids and key are kept
+  // beside it in the temp directory). Loading 10 million rows takes minutes on a shared machine.
+  const keepName = process.env.BENCH_KEEP_DB || '';
+  const keepFile = path.join(os.tmpdir(), `${keepName}.json`);
+  const kept = keepName ? await scratch.keep(keepName) : null;
+  const reuse = kept !== null && kept.existed && fs.existsSync(keepFile);
+  const s = kept ?? (await scratch.create('postgres'));
+  let owner: Awaited<ReturnType<typeof createOwner>>;
+  let others: string[] = [];
+  let lastDay: string;
+  if (reuse) {
+    ({ owner, others, lastDay } = JSON.parse(fs.readFileSync(keepFile, 'utf8')) as { owner: typeof owner; others: string[]; lastDay: string });
+  } else {
+    if (kept?.existed) throw new Error(`${keepName} exists without ${keepFile}: drop it first`);
+    owner = await createOwner(s.db, 'perf');
+    await setWorkspaceLimit(s.db, owner.accountId, OTHERS + 1);
+    for (let i = 0; i < OTHERS; i++) others.push(await addWorkspace(s.db, owner, `perf-${i}`));
+    lastDay = addDays(dayOf(nowMs()), -2);
+  }
   const large = owner.workspaceId;
-  await setWorkspaceLimit(s.db, owner.accountId, OTHERS + 1);
-  const others: string[] = [];
-  for (let i = 0; i < OTHERS; i++) others.push(await addWorkspace(s.db, owner, `perf-${i}`));
-  const lastDay = addDays(dayOf(nowMs()), -2);
   const days = Array.from({ length: DAYS }, (_, i) => addDays(lastDay, i - DAYS + 1));
   const largePerDay = Math.round(LARGE / DAYS);
   const otherPerDay = Math.round((TOTAL - largePerDay * DAYS) / OTHERS / DAYS);
-  console.log(`bench:search-performance: ${fmt(DAYS)} days; 1 workspace x ${fmt(largePerDay)} rows/day, ${OTHERS} x ${fmt(otherPerDay)} rows/day`);
+  console.log(`bench:search-performance: ${fmt(DAYS)} days; 1 workspace x ${fmt(largePerDay)} rows/day, ${OTHERS} x ${fmt(otherPerDay)} rows/day${reuse ? ` (reusing ${keepName})` : ''}`);
 
-  const client = new pg.Client({ connectionString: s.url });
-  await client.connect();
-  let rows = 0;
-  const seedStart = performance.now();
-  try {
-    await client.query('BEGIN');
-    rows += await seed(client, large, largePerDay, days, 1);
-    for (let i = 0; i < OTHERS; i++) rows += await seed(client, others[i], otherPerDay, days, i + 2);
-    await client.query('COMMIT');
-  } finally {
-    await client.end();
+  let seedSeconds = 0;
+  if (!reuse) {
+    const client = new pg.Client({ connectionString: s.url });
+    await client.connect();
+    const seedStart = performance.now();
+    try {
+      await client.query('BEGIN');
+      await seed(client, large, largePerDay, days, 1);
+      for (let i = 0; i < OTHERS; i++) await seed(client, others[i], otherPerDay, days, i + 2);
+      await client.query('COMMIT');
+    } finally {
+      await client.end();
+    }
+    seedSeconds = (performance.now() - seedStart) / 1000;
+    console.log(`  rows by COPY in ${seedSeconds.toFixed(0)} s`);
   }
-  const seedSeconds = (performance.now() - seedStart) / 1000;
-  console.log(`  ${fmt(rows)} rows by COPY in ${seedSeconds.toFixed(0)} s`);
-  // What a detailed import writes besides the rows: per-day-per-page sums and per-day totals (the last 3 days provisional, as a sync leaves them).
+  // What a detailed import writes besides the rows: per-day-per-page sums and per-day totals (the
+  // last 3 days provisional, as a sync leaves them), and the rollups, derived by the same SQL the
+  // import runs (core/search-data/rollups.ts). On reuse, the rollups only, derived again.
   const derive = performance.now();
-  await s.db.raw(`INSERT INTO search_data (workspace_id, date, page, page_given, clicks, impressions, position, ctr)
-    SELECT workspace_id, date, page, NULL, SUM(clicks), SUM(impressions), SUM(CAST(position AS DOUBLE PRECISION) * impressions) / NULLIF(SUM(impressions), 0), NULL
-      FROM search_performance GROUP BY workspace_id, date, page`);
-  await s.db.raw(
-    `INSERT INTO search_data_days (workspace_id, date, row_count, clicks, impressions, provisional, imported_at)
-     SELECT workspace_id, date, COUNT(*), SUM(clicks), SUM(impressions), date > ?, ? FROM search_performance GROUP BY workspace_id, date`,
-    [addDays(lastDay, -3), nowMs()],
-  );
-  // And the per-day rollups (core/search-data/rollups.ts), with the same sums.
-  const sums = `SUM(clicks), SUM(impressions), COALESCE(SUM(CAST(position AS DOUBLE PRECISION) * impressions), 0), SUM(CASE WHEN position IS NULL THEN 0 ELSE impressions END)`;
-  await s.db.raw(`INSERT INTO search_rollups (workspace_id, dimension, date, key, clicks, impressions, pw, pi) SELECT workspace_id, 'total', date, '', ${sums} FROM search_data GROUP BY workspace_id, date`);
-  await s.db.raw(`INSERT INTO search_rollups (workspace_id, dimension, date, key, clicks, impressions, pw, pi) SELECT workspace_id, 'detail', date, '', ${sums} FROM search_performance GROUP BY workspace_id, date`);
-  for (const d of ['query', 'country', 'device']) {
-    await s.db.raw(`INSERT INTO search_rollups (workspace_id, dimension, date, key, clicks, impressions, pw, pi) SELECT workspace_id, '${d}', date, ${d}, ${sums} FROM search_performance GROUP BY workspace_id, date, ${d}`);
+  if (!reuse) {
+    await s.db.raw(`INSERT INTO search_data (workspace_id, date, page, page_given, clicks, impressions, position, ctr)
+      SELECT workspace_id, date, page, NULL, SUM(clicks), SUM(impressions), SUM(CAST(position AS DOUBLE PRECISION) * impressions) / NULLIF(SUM(impressions), 0), NULL
+        FROM search_performance GROUP BY workspace_id, date, page`);
+    await s.db.raw(
+      `INSERT INTO search_data_days (workspace_id, date, row_count, clicks, impressions, provisional, imported_at)
+       SELECT workspace_id, date, COUNT(*), SUM(clicks), SUM(impressions), date > ?, ? FROM search_performance GROUP BY workspace_id, date`,
+      [addDays(lastDay, -3), nowMs()],
+    );
   }
-  await s.db.raw('VACUUM (ANALYZE) search_performance');
-  await s.db.raw('VACUUM (ANALYZE) search_data');
-  await s.db.raw('VACUUM (ANALYZE) search_data_days');
+  await s.db.transaction((trx) => rollUpAll(trx));
+  if (!reuse) {
+    await s.db.raw('VACUUM (ANALYZE) search_performance');
+    await s.db.raw('VACUUM (ANALYZE) search_data');
+    await s.db.raw('VACUUM (ANALYZE) search_data_days');
+  }
   await s.db.raw('VACUUM (ANALYZE) search_rollups');
+  await s.db.raw('VACUUM (ANALYZE) search_cube');
   const deriveSeconds = (performance.now() - derive) / 1000;
-  const [rollups] = await runSql<{ n: number; mb: number }>(s.db, "SELECT COUNT(*) AS n, pg_total_relation_size('search_rollups') / 1048576 AS mb FROM search_rollups");
+  if (keepName && !reuse) fs.writeFileSync(keepFile, JSON.stringify({ owner, others, lastDay }));
+  const [rollups] = await runSql<{ n: number; mb: number }>(
+    s.db,
+    "SELECT (SELECT COUNT(*) FROM search_rollups) + (SELECT COUNT(*) FROM search_cube) AS n, (pg_total_relation_size('search_rollups') + pg_total_relation_size('search_cube')) / 1048576 AS mb",
+  );
   const [size] = await runSql<{ table_mb: number; index_mb: number; n: number }>(
     s.db,
     "SELECT pg_table_size('search_performance') / 1048576 AS table_mb, pg_indexes_size('search_performance') / 1048576 AS index_mb, (SELECT COUNT(*) FROM search_performance) AS n",
   );
-  console.log(`  totals derived and vacuumed in ${deriveSeconds.toFixed(0)} s; search_performance ${fmt(size.n)} rows, ${fmt(size.table_mb)} MiB + ${fmt(size.index_mb)} MiB of key`);
+  console.log(`  totals derived and vacuumed in ${deriveSeconds.toFixed(0)} s; search_performance ${fmt(size.n)} rows, ${fmt(size.table_mb)} MiB + ${fmt(size.index_mb)} MiB of indexes`);
 
   const server = await startServerChild('app', s.url, { RATE_LIMIT_PER_MINUTE: '0' });
   try {
@@ -171,14 +195,18 @@ await runBenchmark(scratch, async () => {
     const explain = async (sql: string, bindings: unknown[]) =>
       (await runSql<{ 'QUERY PLAN': string }>(s.db, `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, bindings)).map((r) => r['QUERY PLAN']).join('\n');
     const from28 = addDays(lastDay, -27);
-    // The statements the server runs for the first case (no filter: the rollups) and for a filtered one (the detailed rows).
+    // The statements the server runs for the first case (no filter: the rollups) and for two filtered ones (the cube, the index by query).
     const planRollup = await explain(
       "SELECT key AS k, SUM(clicks) AS clicks, SUM(impressions) AS impressions, SUM(pw) AS pw, SUM(pi) AS pi FROM search_rollups WHERE workspace_id = ? AND date >= ? AND date <= ? AND dimension = ? GROUP BY key ORDER BY SUM(clicks) DESC, key ASC LIMIT 101",
       [large, from28, lastDay, 'query'],
     );
     const planFiltered = await explain(
-      'SELECT country AS k, SUM(clicks), SUM(impressions) FROM search_performance WHERE workspace_id = ? AND date >= ? AND date <= ? AND device = ? GROUP BY country ORDER BY SUM(clicks) DESC, country ASC LIMIT 101',
+      'SELECT country AS k, SUM(clicks) AS clicks, SUM(impressions) AS impressions, SUM(pw) AS pw, SUM(pi) AS pi FROM search_cube WHERE workspace_id = ? AND date >= ? AND date <= ? AND device = ? GROUP BY country ORDER BY SUM(clicks) DESC, country ASC LIMIT 101',
       [large, from28, lastDay, 'mobile'],
+    );
+    const planQuery = await explain(
+      'SELECT device AS k, SUM(clicks), SUM(impressions) FROM search_performance WHERE workspace_id = ? AND date >= ? AND date <= ? AND query = ? GROUP BY device ORDER BY SUM(clicks) DESC, device ASC LIMIT 101',
+      [large, addDays(lastDay, -89), lastDay, queryText(3)],
     );
     const single = results.slice(0, defs.length);
     const worst = single.reduce((a, b) => (b.p99 > a.p99 ? b : a));
@@ -188,7 +216,7 @@ await runBenchmark(scratch, async () => {
       ...machineLines('npm run bench:search-performance').map((l) => (l.startsWith('- Load:') ? l.replace(`${SETTINGS.connections} connections`, '1 connection (and 10 for one case)') : l)),
       `- PostgreSQL: ${(await runSql<{ server_version: string }>(s.db, 'SHOW server_version'))[0].server_version}, default settings, on the same machine.`,
       '',
-      `Data: **${fmt(size.n)} rows** in search_performance (${fmt(size.table_mb)} MiB of table, ${fmt(size.index_mb)} MiB of primary key), ${DAYS} days (${days[0]} to ${lastDay}): one large site with ${fmt(largePerDay)} rows a day (${fmt(largePerDay * DAYS)} rows: about ${fmt(Math.round(Math.sqrt(largePerDay) * 2))} pages, 12 countries, 3 devices, queries shared between pages) and ${OTHERS} smaller ones with ${fmt(otherPerDay)} a day each. Written by COPY in ${seedSeconds.toFixed(0)} s; the per-day-per-page totals (search_data) and per-day table derived by SQL as an import derives them, with the per-day rollups (${fmt(rollups.n)} rows, ${fmt(rollups.mb)} MiB), then VACUUM (ANALYZE), ${deriveSeconds.toFixed(0)} s.`,
+      `Data: **${fmt(size.n)} rows** in search_performance (${fmt(size.table_mb)} MiB of table, ${fmt(size.index_mb)} MiB of primary key), ${DAYS} days (${days[0]} to ${lastDay}): one large site with ${fmt(largePerDay)} rows a day (${fmt(largePerDay * DAYS)} rows: about ${fmt(Math.round(Math.sqrt(largePerDay) * 2))} pages, 12 countries, 3 devices, queries shared between pages) and ${OTHERS} smaller ones with ${fmt(otherPerDay)} a day each. ${reuse ? `Loaded by an earlier run and kept (BENCH_KEEP_DB=${keepName}); this run derived the rollups and cube again (${fmt(rollups.n)} rows, ${fmt(rollups.mb)} MiB) and vacuumed them, ${deriveSeconds.toFixed(0)} s.` : `Written by COPY in ${seedSeconds.toFixed(0)} s (with the primary key and the index by query in place); the per-day-per-page totals (search_data) and per-day table derived by SQL as an import derives them, with the per-day rollups and country x device cube (${fmt(rollups.n)} rows, ${fmt(rollups.mb)} MiB), then VACUUM (ANALYZE), ${deriveSeconds.toFixed(0)} s.`}`,
       '',
       'Each case cycles over 20 periods ending 3 days apart; one response was checked against sums over the rows first. The real server as a child process (request log on, rate limits off).',
       '',
@@ -196,7 +224,7 @@ await runBenchmark(scratch, async () => {
       '',
       `Target: p99 under ${TARGET_P99_MS} ms at 10 million rows, read at 1 connection (one request without queueing, as bench:impact and bench:logs read their latency targets): **${worst.p99 < TARGET_P99_MS ? 'met for every case' : `met by ${single.filter((m) => m.p99 < TARGET_P99_MS).length} of ${single.length} cases`}** (worst: ${worst.label}, p99 ${worst.p99} ms). ${single.map((m) => `${m.label.replace(', 1 connection', '')}: p99 ${m.p99} ms`).join('; ')}. At 10 connections the two cores (server, PostgreSQL and load generator) queue requests: p99 ${results[defs.length].p99} ms.`,
       '',
-      'Per response: four statements run at once on the pool: the rows, the period\'s totals, the compared period\'s totals (with compare) and the first provisional day (search_data_days), each one range of a primary key, grouped. Without filters they read the per-day rollups (search_rollups: a day\'s totals, the sums of its detailed rows, and its sums per query, country and device) and, by page, search_data; a page filter reads search_data, a query, country or device filter the detailed rows (search_performance).',
+      "Per response: four statements run at once on the pool: the rows, the period's totals, the compared period's totals (with compare) and the first provisional day (search_data_days), each one range of a key, grouped. Without filters they read the per-day rollups (search_rollups: a day's totals, the sums of its detailed rows, and its sums per query, country and device) and, by page, search_data; with only country and device filters the per-day country x device cube (search_cube), except rows by query or page; a query filter reads that query's detailed rows through the index (workspace_id, query, date) INCLUDE (country, device, clicks, impressions, position), an index-only scan; a page filter reads search_data (or, with other filters, the detailed rows).",
       '',
       '<details><summary>Plans (EXPLAIN ANALYZE), the large site over 28 days</summary>',
       '',
@@ -206,10 +234,16 @@ await runBenchmark(scratch, async () => {
       planRollup,
       '```',
       '',
-      'By country with device=mobile (the detailed rows):',
+      'By country with device=mobile (the country x device cube):',
       '',
       '```',
       planFiltered,
+      '```',
+      '',
+      'By device with one query, 90 days (the index by query):',
+      '',
+      '```',
+      planQuery,
       '```',
       '',
       '</details>',

@@ -296,6 +296,8 @@ for (const engine of engines()) {
         { name: 'search_performance', deleted: 2 },
         // The old days' rollups: 2 + 1 day totals, and the detailed day's total, detail sums, 2 queries, 1 country, 1 device.
         { name: 'search_rollups', deleted: 9 },
+        // And its one country x device sum.
+        { name: 'search_cube', deleted: 1 },
         { name: 'search_data_days', deleted: 4 },
       ]);
       assert.deepEqual((await db('search_performance').where({ workspace_id: detailed }).pluck('query')) as string[], ['x']);

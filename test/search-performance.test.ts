@@ -128,6 +128,45 @@ for (const engine of engines()) {
       }
     });
 
+    it('every dimension under country, device and query filters answers the sums of the detailed rows', async () => {
+      // Each filter set picks its own read path (the country x device cube, the query's rows, the
+      // detailed rows): each answer must equal the sums over DETAIL computed here.
+      type Sum = { clicks: number; impressions: number; pw: number };
+      const sumOf = (rows: Detail[]): Sum => rows.reduce((a, r) => ({ clicks: a.clicks + r[5], impressions: a.impressions + r[6], pw: a.pw + r[6] * r[7] }), { clicks: 0, impressions: 0, pw: 0 });
+      const close = (got: { clicks: number; impressions: number; position: number | null }, want: Sum, what: string) => {
+        assert.deepEqual([got.clicks, got.impressions], [want.clicks, want.impressions], what);
+        if (want.impressions === 0) assert.equal(got.position, null, what);
+        else assert.ok(Math.abs((got.position ?? NaN) - want.pw / want.impressions) < 1e-6, `${what}: position ${got.position}`);
+      };
+      const keyOf: Record<string, (r: Detail) => string> = {
+        date: (r) => ago(r[0]),
+        page: (r) => `${SITE}${r[1]}`,
+        query: (r) => r[2],
+        country: (r) => r[3],
+        device: (r) => r[4],
+      };
+      const filters: Array<Record<string, string>> = [{ country: 'usa' }, { device: 'desktop' }, { country: 'USA', device: 'mobile' }, { query: 'alpha' }, { query: 'alpha', device: 'desktop' }];
+      for (const filter of filters) {
+        const keep = (r: Detail) =>
+          (filter.country === undefined || r[3] === filter.country.toLowerCase()) && (filter.device === undefined || r[4] === filter.device) && (filter.query === undefined || r[2] === filter.query);
+        const period = DETAIL.filter((r) => r[0] <= 13 && keep(r));
+        const previous = DETAIL.filter((r) => r[0] >= 14 && keep(r));
+        for (const dimension of Object.keys(keyOf)) {
+          const what = `${dimension} ${JSON.stringify(filter)}`;
+          const res = await perf({ from: ago(13), to: ago(7), dimension, compare: 'previous', ...filter });
+          assert.equal(res.status, 200, res.text);
+          close(res.body.totals, sumOf(period), `${what}: totals`);
+          close(res.body.compareTotals, sumOf(previous), `${what}: compared totals`);
+          const groups = new Map<string, Detail[]>();
+          for (const r of period) groups.set(keyOf[dimension](r), [...(groups.get(keyOf[dimension](r)) ?? []), r]);
+          const data = res.body.data as Array<{ key: string; clicks: number; impressions: number; position: number | null }>;
+          assert.deepEqual(data.map((d) => d.key).sort(), [...groups.keys()].sort(), `${what}: keys`);
+          for (const d of data) close(d, sumOf(groups.get(d.key)!), `${what}: ${d.key}`);
+          if (dimension !== 'date') assert.ok(data.every((d, i) => i === 0 || data[i - 1].clicks >= d.clicks), `${what}: most clicks first`);
+        }
+      }
+    });
+
     it('the per-page totals are the sums of the detailed rows; old-style files still import beside them', async () => {
       const day = await perf({ from: ago(7), to: ago(7), dimension: 'page' });
       assert.deepEqual(

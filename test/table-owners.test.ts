@@ -30,6 +30,7 @@ const OWNERS: Record<string, { folder: string; model: string }> = {
   // No model: SQL text and COPY only (core/search-data).
   search_performance: { folder: 'core/search-data/', model: 'SearchPerformanceRow' },
   search_rollups: { folder: 'core/search-data/', model: 'SearchRollup' },
+  search_cube: { folder: 'core/search-data/', model: 'SearchCube' },
   // No models: core/digests writes them with SQL text alone.
   digests: { folder: 'core/digests/', model: 'Digest' },
   digest_preferences: { folder: 'core/digests/', model: 'DigestPreference' },

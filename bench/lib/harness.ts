@@ -95,10 +95,34 @@ export class Scratch {
     return { engine, url, db };
   }
 
+  /**
+   * A PostgreSQL database kept between runs (a benchmark's keep/reuse option): created and
+   * migrated when missing, migrated when present, never dropped. `existed` says which.
+   */
+  async keep(name: string): Promise<ScratchDb & { existed: boolean }> {
+    if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a database name: ${name}`);
+    const admin = knexFactory({ client: 'pg', connection: PG_ADMIN_URL, pool: { min: 0, max: 1 } });
+    let existed: boolean;
+    try {
+      existed = (await admin.raw('SELECT 1 FROM pg_database WHERE datname = ?', [name])).rows.length > 0;
+      if (!existed) await admin.raw(`CREATE DATABASE ${name}`);
+    } finally {
+      await admin.destroy();
+    }
+    const u = new URL(PG_ADMIN_URL);
+    u.pathname = `/${name}`;
+    const url = u.toString();
+    const db = createDb(url);
+    this.made.push({ engine: 'postgres', name: '', db });
+    await migrateLatest(db);
+    return { engine: 'postgres', url, db, existed };
+  }
+
   async dropAll(): Promise<void> {
     while (this.made.length) {
       const m = this.made.pop()!;
       await m.db.destroy().catch(() => {});
+      if (m.name === '') continue;
       if (m.engine === 'sqlite') {
         fs.rmSync(m.name, { recursive: true, force: true });
         continue;

@@ -11,4 +11,5 @@ export { deleteSearchData } from './remove.ts';
 export { dayOf, addDays, isDay, daysBetween } from './days.ts';
 export { copyIn, CopyIn } from './copy-in.ts';
 export { searchPerformance, checkPeriod, MAX_PERIOD_DAYS, type PerformanceQuery, type SearchDimension } from './performance.ts';
+export { rollUpAll } from './rollups.ts';
 export { searchTotals, pagesLosingClicks, type DayTotals } from './periods.ts';

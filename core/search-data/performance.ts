@@ -1,13 +1,15 @@
 // GET /v1/search-performance (spec/search-performance.tsp): totals, the compared period's totals
 // and one row per value of a dimension, read at request time. Requests by date or page without a
 // query, country or device filter read the per-day-per-page totals (search_data, which include
-// anonymized queries); every other request reads the detailed rows (search_performance). A request
-// with no filter at all reads the per-day rollups instead (search_rollups: a day's totals, the
-// sums of its detailed rows, and its sums per query, country and device), one row a day for the
-// totals and a few thousand at most for the rows, in place of every detailed row; rows by page
-// come from search_data. Every statement is one range of its table's primary
-// key, grouped; the statements of one request run at once on the pool. bench/search-performance.ts
-// measures them.
+// anonymized queries); every other request reads the sums of the detailed rows
+// (search_performance). Where sums kept per day answer the same, they are read instead
+// (core/search-data/rollups.ts, written with the rows): with no filter at all, search_rollups
+// (a day's totals, the sums of its detailed rows, and its sums per query, country and device;
+// rows by page come from search_data); with only country and device filters, search_cube (a day's
+// sums per country and device), except rows by query or page. A query filter reads the detailed
+// rows through their index by query (workspace_id, query, date), that query's rows only. Every
+// statement is one range of a key, grouped; the statements of one request run at once on the
+// pool. bench/search-performance.ts measures them.
 
 import { runSql, type DbOrTrx } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
@@ -130,12 +132,18 @@ export async function searchPerformance(db: DbOrTrx, q: PerformanceQuery): Promi
   }
   const raw = (table: string, column: string): Source => ({ table, column, sums: SUMS, where: [], values: [] });
   const rollup = (dimension: string, column: string): Source => ({ table: 'search_rollups', column, sums: ROLLUP_SUMS, where: ['AND dimension = ?'], values: [dimension] });
+  const cube = (column: string): Source => ({ table: 'search_cube', column, sums: ROLLUP_SUMS, where: [], values: [] });
   let rowsFrom: Source;
   let totalsFrom: Source;
   if (!detailFilter && page === undefined) {
     // Unfiltered: the per-day rollups, except rows by page, which search_data has per day and page.
     rowsFrom = q.dimension === 'date' ? rollup('total', 'date') : q.dimension === 'page' ? raw('search_data', 'page') : rollup(q.dimension, 'key');
     totalsFrom = byDetail ? rollup('detail', 'date') : rollup('total', 'date');
+  } else if (page === undefined && q.query === undefined) {
+    // Only country and device filters: the per-day cube of country x device has every sum they
+    // need, except rows by query or page, which only the detailed rows have.
+    totalsFrom = cube('date');
+    rowsFrom = q.dimension === 'query' || q.dimension === 'page' ? raw('search_performance', q.dimension) : cube(q.dimension);
   } else {
     const table = detailFilter || byDetail ? 'search_performance' : 'search_data';
     rowsFrom = raw(table, q.dimension);

@@ -8,5 +8,6 @@ export async function deleteSearchData(db: DbOrTrx, workspaceId: string): Promis
   await db('search_data_days').where({ workspace_id: workspaceId }).del();
   await db('search_performance').where({ workspace_id: workspaceId }).del();
   await db('search_rollups').where({ workspace_id: workspaceId }).del();
+  await db('search_cube').where({ workspace_id: workspaceId }).del();
   return db('search_data').where({ workspace_id: workspaceId }).del();
 }

@@ -6,37 +6,25 @@ import { dayOf } from './days.ts';
 // rows by primary key: no scan of the large table), then the days themselves.
 export const SEARCH_DATA_MAX_AGE_MS = 487 * DAY_MS;
 
+/** A table whose rows go with their day: found through search_data_days, deleted by primary key. */
+function byDay(table: string, key: string[]): RetentionRule {
+  return {
+    name: table,
+    table,
+    column: 'date',
+    key,
+    maxAgeMs: SEARCH_DATA_MAX_AGE_MS,
+    cutoffValue: dayOf,
+    where: (q, cutoff) =>
+      q.whereIn(['workspace_id', 'date'], (days) => days.from('search_data_days').select('workspace_id', 'date').where('date', '<', cutoff)),
+  };
+}
+
 export const searchDataRetention: RetentionRule[] = [
-  {
-    name: 'search_data',
-    table: 'search_data',
-    column: 'date',
-    key: ['workspace_id', 'date', 'page'],
-    maxAgeMs: SEARCH_DATA_MAX_AGE_MS,
-    cutoffValue: dayOf,
-    where: (q, cutoff) =>
-      q.whereIn(['workspace_id', 'date'], (days) => days.from('search_data_days').select('workspace_id', 'date').where('date', '<', cutoff)),
-  },
-  {
-    name: 'search_performance',
-    table: 'search_performance',
-    column: 'date',
-    key: ['workspace_id', 'date', 'page', 'query', 'country', 'device'],
-    maxAgeMs: SEARCH_DATA_MAX_AGE_MS,
-    cutoffValue: dayOf,
-    where: (q, cutoff) =>
-      q.whereIn(['workspace_id', 'date'], (days) => days.from('search_data_days').select('workspace_id', 'date').where('date', '<', cutoff)),
-  },
-  {
-    name: 'search_rollups',
-    table: 'search_rollups',
-    column: 'date',
-    key: ['workspace_id', 'dimension', 'date', 'key'],
-    maxAgeMs: SEARCH_DATA_MAX_AGE_MS,
-    cutoffValue: dayOf,
-    where: (q, cutoff) =>
-      q.whereIn(['workspace_id', 'date'], (days) => days.from('search_data_days').select('workspace_id', 'date').where('date', '<', cutoff)),
-  },
+  byDay('search_data', ['workspace_id', 'date', 'page']),
+  byDay('search_performance', ['workspace_id', 'date', 'page', 'query', 'country', 'device']),
+  byDay('search_rollups', ['workspace_id', 'dimension', 'date', 'key']),
+  byDay('search_cube', ['workspace_id', 'date', 'country', 'device']),
   {
     name: 'search_data_days',
     table: 'search_data_days',

@@ -16,6 +16,7 @@ export async function rollUp(trx: Knex.Transaction, workspaceId: string, days: s
     const marks = chunk.map(() => '?').join(', ');
     const where = `workspace_id = ? AND date IN (${marks})`;
     await trx.raw(`DELETE FROM search_rollups WHERE ${where}`, [workspaceId, ...chunk]);
+    await trx.raw(`DELETE FROM search_cube WHERE ${where}`, [workspaceId, ...chunk]);
     await trx.raw(
       `INSERT INTO search_rollups (workspace_id, dimension, date, key, clicks, impressions, pw, pi)
        SELECT workspace_id, 'total', date, '', ${SUMS} FROM search_data WHERE ${where} GROUP BY workspace_id, date`,
@@ -34,5 +35,29 @@ export async function rollUp(trx: Knex.Transaction, workspaceId: string, days: s
         [workspaceId, ...chunk],
       );
     }
+    await trx.raw(
+      `INSERT INTO search_cube (workspace_id, date, country, device, clicks, impressions, pw, pi)
+       SELECT workspace_id, date, country, device, ${SUMS} FROM search_performance WHERE ${where} GROUP BY workspace_id, date, country, device`,
+      [workspaceId, ...chunk],
+    );
   }
+}
+
+/**
+ * Derives every rollup of every workspace again from search_data and search_performance, as
+ * rollUp does for some days (bench/search-performance.ts loads rows by COPY, then calls this).
+ */
+export async function rollUpAll(trx: Knex.Transaction): Promise<void> {
+  await trx.raw('DELETE FROM search_rollups');
+  await trx.raw('DELETE FROM search_cube');
+  await trx.raw(`INSERT INTO search_rollups (workspace_id, dimension, date, key, clicks, impressions, pw, pi)
+    SELECT workspace_id, 'total', date, '', ${SUMS} FROM search_data GROUP BY workspace_id, date`);
+  await trx.raw(`INSERT INTO search_rollups (workspace_id, dimension, date, key, clicks, impressions, pw, pi)
+    SELECT workspace_id, 'detail', date, '', ${SUMS} FROM search_performance GROUP BY workspace_id, date`);
+  for (const d of ['query', 'country', 'device'] as const) {
+    await trx.raw(`INSERT INTO search_rollups (workspace_id, dimension, date, key, clicks, impressions, pw, pi)
+      SELECT workspace_id, '${d}', date, ${d}, ${SUMS} FROM search_performance GROUP BY workspace_id, date, ${d}`);
+  }
+  await trx.raw(`INSERT INTO search_cube (workspace_id, date, country, device, clicks, impressions, pw, pi)
+    SELECT workspace_id, date, country, device, ${SUMS} FROM search_performance GROUP BY workspace_id, date, country, device`);
 }
