@@ -3,7 +3,7 @@ import type { Schemas } from '../contract/index.ts';
 import { Membership, SsoAttempt, SsoSettingsRow, User, Workspace, isPostgres, runSql, withTransaction, type Db, type DbOrTrx, type RetentionRule } from '../db/index.ts';
 import { DAY_MS } from '../db/index.ts';
 import { DomainError, Forbidden, NotFound, ValidationFailed, isUuid, newId, nowMs, toIso, type Config } from '../platform/index.ts';
-import { Keyring } from '../secrets/index.ts';
+import { keyringFor, type Keyring } from '../secrets/index.ts';
 import { userSecurityEvent, type Actor } from '../activity/index.ts';
 import { normalizeEmail } from './users.ts';
 import { revokeNonSsoSessionsOfAccount, servedFromLoopback, startSession, type ClientInfo } from './sessions.ts';
@@ -56,7 +56,7 @@ const settingsByConfig = new WeakMap<Config, SsoSettings>();
 export function ssoSettings(config: Config): SsoSettings {
   let s = settingsByConfig.get(config);
   if (!s) {
-    s = { keyring: new Keyring(config.secretsKeys), allowPrivateNetwork: config.allowPrivateNetwork, timeoutMs: config.fetchTimeoutMs, publicUrl: config.publicUrl };
+    s = { keyring: keyringFor(config), allowPrivateNetwork: config.allowPrivateNetwork, timeoutMs: config.fetchTimeoutMs, publicUrl: config.publicUrl };
     settingsByConfig.set(config, s);
   }
   return s;

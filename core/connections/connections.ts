@@ -4,7 +4,7 @@ import type { Schemas } from '../contract/index.ts';
 import { connectionCreated, connectionRemoved, connectionUpdated, type Actor } from '../activity/index.ts';
 import { checkPublicUrl } from '../net/index.ts';
 import { Conflict, DomainError, NotFound, ValidationFailed, isUuid, newId, nowMs, toIso, type Config } from '../platform/index.ts';
-import { Keyring } from '../secrets/index.ts';
+import { keyringFor, type Keyring } from '../secrets/index.ts';
 import { DEFAULT_BASE_URL, HostError, hostClient, type Provider } from './hosts.ts';
 
 /** What connecting needs from the process: its keys, how it reaches hosts, and where it is reached. */
@@ -23,7 +23,7 @@ const settingsByConfig = new WeakMap<Config, ConnectionSettings>();
 export function connectionSettings(config: Config): ConnectionSettings {
   let s = settingsByConfig.get(config);
   if (!s) {
-    s = { keyring: new Keyring(config.secretsKeys), allowPrivateNetwork: config.allowPrivateNetwork, timeoutMs: config.fetchTimeoutMs, publicUrl: config.publicUrl };
+    s = { keyring: keyringFor(config), allowPrivateNetwork: config.allowPrivateNetwork, timeoutMs: config.fetchTimeoutMs, publicUrl: config.publicUrl };
     settingsByConfig.set(config, s);
   }
   return s;

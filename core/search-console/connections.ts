@@ -16,7 +16,7 @@ import {
 } from '../activity/index.ts';
 import { enqueue } from '../jobs/index.ts';
 import { DomainError, NotFound, ServiceUnavailable, newId, nowMs, redactSecrets, toIso, type Config } from '../platform/index.ts';
-import { Keyring } from '../secrets/index.ts';
+import { keyringFor, type Keyring } from '../secrets/index.ts';
 import { SEARCH_CONSOLE_SCOPE, classify, oauthClient, redirectUriOf, type GoogleSettings } from './google.ts';
 
 /** An authorization must come back within an hour. */
@@ -36,7 +36,7 @@ const settingsByConfig = new WeakMap<Config, SearchConsoleSettings>();
 export function searchConsoleSettings(config: Config): SearchConsoleSettings {
   let s = settingsByConfig.get(config);
   if (!s) {
-    s = { google: config.google, keyring: new Keyring(config.secretsKeys), publicUrl: config.publicUrl, timeoutMs: Math.max(config.fetchTimeoutMs, 30_000) };
+    s = { google: config.google, keyring: keyringFor(config), publicUrl: config.publicUrl, timeoutMs: Math.max(config.fetchTimeoutMs, 30_000) };
     settingsByConfig.set(config, s);
   }
   return s;

@@ -73,3 +73,15 @@ export class Keyring {
     return sealed.split('.')[1] !== this.currentKeyId;
   }
 }
+
+const keyringsByKeys = new WeakMap<readonly Buffer[], Keyring>();
+
+/**
+ * The process's keyring for its configured SECRETS_KEY (config.secretsKeys): one per
+ * configuration, shared by every domain that seals (connections, Search Console, two-step, SSO).
+ */
+export function keyringFor(config: { secretsKeys: readonly Buffer[] }): Keyring {
+  let ring = keyringsByKeys.get(config.secretsKeys);
+  if (!ring) keyringsByKeys.set(config.secretsKeys, (ring = new Keyring([...config.secretsKeys])));
+  return ring;
+}

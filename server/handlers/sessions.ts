@@ -20,16 +20,8 @@ import {
 import { keyActor } from '../../core/activity/index.ts';
 import type { Db, Session } from '../../core/db/index.ts';
 import { ValidationFailed, type Config } from '../../core/platform/index.ts';
-import { Keyring } from '../../core/secrets/index.ts';
+import { keyringFor } from '../../core/secrets/index.ts';
 import type { Handler } from '../handler-types.ts';
-
-// One keyring per process configuration: two-step secrets are sealed with SECRETS_KEY.
-const keyrings = new WeakMap<Config, Keyring>();
-function keyringOf(config: Config): Keyring {
-  let k = keyrings.get(config);
-  if (!k) keyrings.set(config, (k = new Keyring(config.secretsKeys)));
-  return k;
-}
 
 // People signing in (spec/sign-in.tsp). The session operations are `x-credential: session`, so
 // `auth` is a session here: its keyId is the session's id.
@@ -50,14 +42,14 @@ export const completeTwoStep: Handler<'TwoStepSignIn_complete'> = async ({ db, b
   if ((body.code === undefined) === (body.recoveryCode === undefined)) {
     throw new ValidationFailed('Send exactly one of code and recoveryCode.', [{ in: 'body', path: body.code === undefined ? '/code' : '/recoveryCode', message: 'send exactly one of code and recoveryCode' }]);
   }
-  return signedIn(db, config, await completeChallenge(db, keyringOf(config), { challenge: body.challenge, code: body.code, recoveryCode: body.recoveryCode, client }));
+  return signedIn(db, config, await completeChallenge(db, keyringFor(config), { challenge: body.challenge, code: body.code, recoveryCode: body.recoveryCode, client }));
 };
 
-export const startOwnTwoStep: Handler<'CurrentUser_startTwoStep'> = async ({ db, auth, config }) => ({ status: 200, body: await startTwoStep(db, keyringOf(config), auth.userId) });
+export const startOwnTwoStep: Handler<'CurrentUser_startTwoStep'> = async ({ db, auth, config }) => ({ status: 200, body: await startTwoStep(db, keyringFor(config), auth.userId) });
 
 export const confirmOwnTwoStep: Handler<'CurrentUser_confirmTwoStep'> = async ({ db, auth, body, config }) => ({
   status: 200,
-  body: await confirmTwoStep(db, keyringOf(config), { userId: auth.userId, code: body.code, actor: keyActor(auth) }),
+  body: await confirmTwoStep(db, keyringFor(config), { userId: auth.userId, code: body.code, actor: keyActor(auth) }),
 });
 
 export const disableOwn: Handler<'CurrentUser_disableTwoStep'> = async ({ db, auth, body, client }) => {
