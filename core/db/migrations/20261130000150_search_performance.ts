@@ -19,33 +19,19 @@ import { isPostgres } from '../connection.ts';
 // (core/secrets); `auth_state_hash` is the SHA-256 of the single-use `state` of a pending
 // authorization. `synced_through` is the newest day the last sync read.
 export async function up(db: Knex): Promise<void> {
-  if (isPostgres(db)) {
-    await db.raw(`CREATE TABLE search_performance (
-      workspace_id uuid NOT NULL,
-      date date NOT NULL,
-      clicks integer NOT NULL,
-      impressions integer NOT NULL,
-      position real,
-      country text NOT NULL,
-      device text NOT NULL,
-      page text NOT NULL,
-      query text NOT NULL,
-      PRIMARY KEY (workspace_id, date, page, query, country, device)
-    )`);
-  } else {
-    await db.raw(`CREATE TABLE search_performance (
-      workspace_id char(36) NOT NULL,
-      date text NOT NULL,
-      clicks integer NOT NULL,
-      impressions integer NOT NULL,
-      position real,
-      country text NOT NULL,
-      device text NOT NULL,
-      page text NOT NULL,
-      query text NOT NULL,
-      PRIMARY KEY (workspace_id, date, page, query, country, device)
-    ) WITHOUT ROWID`);
-  }
+  const pg = isPostgres(db);
+  await db.raw(`CREATE TABLE search_performance (
+    workspace_id ${pg ? 'uuid' : 'char(36)'} NOT NULL,
+    date ${pg ? 'date' : 'text'} NOT NULL,
+    clicks integer NOT NULL,
+    impressions integer NOT NULL,
+    position real,
+    country text NOT NULL,
+    device text NOT NULL,
+    page text NOT NULL,
+    query text NOT NULL,
+    PRIMARY KEY (workspace_id, date, page, query, country, device)
+  )${pg ? '' : ' WITHOUT ROWID'}`);
   await db.schema.createTable('search_console_connections', (t) => {
     t.uuid('id').primary();
     t.uuid('workspace_id').notNullable().unique().references('workspaces.id').onDelete('CASCADE');
