@@ -2123,7 +2123,7 @@ export interface components {
              * @description When the deploy went live: ISO 8601 with a time zone offset (`Z` or `+hh:mm`); now when omitted on creation. A value without an offset is rejected.
              */
             deployedAt?: string;
-            /** @description Changed files, up to 500. Sending a non-empty list makes the source `cli`. */
+            /** @description Changed files, up to 500. With an API key, a non-empty list makes the source `cli` (else `webhook`); a person signed in (the dashboard) records source `manual` either way. */
             changes?: components["schemas"]["Change"][];
             /** @description Workspace to record in. Required for keys not bound to a workspace; may be omitted (or must match) for a bound key. */
             workspaceId?: components["schemas"]["uuid"];
@@ -2165,6 +2165,8 @@ export interface components {
         DeployListItem: {
             /** @description The newest site check triggered by this deploy, in any state, or null. */
             siteCheck: components["schemas"]["SiteCheck"] | null;
+            /** @description How many findings `siteCheck` raised (what got worse since its baseline); null until it is finished. */
+            newFindingCount: number | null;
         } & components["schemas"]["Deploy"];
         /** @description `deploy.recorded`: a deploy was created (not sent when an existing deploy is recorded again). */
         DeployRecordedData: {
@@ -5099,6 +5101,10 @@ export interface operations {
                 from?: string;
                 /** @description Only deploys that went live at or before this: a UTC date (inclusive, to its last millisecond) or an ISO 8601 date-time with an offset (inclusive). */
                 to?: string;
+                /** @description Only deploys to this environment, compared exactly (`production`, `staging`). */
+                environment?: string;
+                /** @description Only deploys recorded this way (`manual` ones come from the dashboard). */
+                source?: components["schemas"]["DeploySource"];
                 /** @description How many deploys, 1 to 100. */
                 limit?: number;
                 /** @description The `meta.next_cursor` of the previous page (opaque; pass the same filters). See `PageMeta`. */
