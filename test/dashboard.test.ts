@@ -247,6 +247,13 @@ for (const engine of engines()) {
       await w.page.getByLabel('Code from your authenticator app').fill(totp.generate({ timestamp: Date.now() + 30_000 }));
       await w.page.getByRole('button', { name: 'Verify' }).click();
       await heading(w.page, 'Deploys').waitFor();
+      // A viewer may look but not record: the API's refusal is shown on the form.
+      await w.page.getByRole('link', { name: 'Record deploy' }).click();
+      await w.page.getByLabel('Commit SHA').fill('bb22cc33dd');
+      await w.page.getByRole('button', { name: 'Record deploy' }).click();
+      assert.match(await w.page.getByRole('alert').innerText(), /viewer|role|permission/i);
+      const recorded = await api.call('GET', '/v1/deploys', { session: owner.session, query: { workspace_id: owner.workspaceId } });
+      assert.ok(!recorded.body.data.some((d: { commitSha: string }) => d.commitSha === 'bb22cc33dd'), 'nothing recorded');
       w.assertClean();
       await w.context.close();
     });
