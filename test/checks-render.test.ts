@@ -3,7 +3,10 @@
 // on loopback, through the API: a noindex that a script adds is found, said to be set by
 // JavaScript and blamed on that script; with RENDER_CHECKS=off the same change is not seen and the
 // check says it is HTML-only; a page that never finishes loading times out, is marked, and
-// raises nothing. The browser tests need Chromium at /usr/bin/chromium (.ci/run installs it) and
+// raises nothing; hreflang and JSON-LD that a script adds are kept with the page, and raise
+// hreflang_removed and structured_data_removed, set by JavaScript, when the script stops adding
+// them; the workspace's Lighthouse preset (render_preset) reaches Lighthouse: desktop renders on a
+// wide screen with a desktop user agent. The browser tests need Chromium at /usr/bin/chromium (.ci/run installs it) and
 // use one Lighthouse run per page (RENDER_RUNS=1): each run takes seconds.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -27,13 +30,30 @@ const ENV = {
 };
 
 type Finding = { kind: string; url: string; severity: string; before: unknown; after: unknown; causes: Array<{ path: string }> };
-type Render = { state: string; reason: string | null; runs: number; title: string | null; robots: string[]; metrics: { lcpMs: number | null } | null; weight: Record<string, number> | null; scores: Record<string, number | null> | null };
-type Page = { url: string; robots: string[]; title: string | null; render?: Render };
+type Render = {
+  state: string;
+  reason: string | null;
+  runs: number;
+  title: string | null;
+  robots: string[];
+  hreflang: Array<{ lang: string; href: string }>;
+  structuredDataTypes: string[];
+  preset: string | null; metrics: { lcpMs: number | null } | null; weight: Record<string, number> | null; scores: Record<string, number | null> | null };
+type Page = { url: string; robots: string[]; title: string | null; hreflang: unknown[]; structuredDataTypes: string[]; render?: Render };
 type Detail = { findings: Finding[]; siteCheck: { state: string; error: string | null; rendering: string; renderingNote: string | null; pages: Page[] } };
 
 const HOME = htmlPage({ title: 'Home', description: 'Home', h1: ['Home'], words: 200 });
-/** The site's script: harmless, or adding a meta robots noindex once the page has loaded its data. */
-const APP_JS = 'window.appReady = true;';
+/**
+ * The site's script: it adds the page's German alternate and its JSON-LD (a client-rendered head),
+ * and names the page after the screen it finds (so the preset's screen shows in the rendered
+ * title); or it adds a meta robots noindex once the page has loaded its data, and nothing else.
+ */
+const APP_JS = `window.appReady = true;
+if (innerWidth >= 1000) document.title = 'Home (wide)';
+const alt = document.createElement('link'); alt.rel = 'alternate'; alt.hreflang = 'DE'; alt.href = '/de/'; document.head.appendChild(alt);
+const ld = document.createElement('script'); ld.type = 'application/ld+json';
+ld.textContent = JSON.stringify({ '@context': 'https://schema.org', '@type': 'Organization', name: 'Home', founder: { '@type': 'Person', name: 'A' } });
+document.head.appendChild(ld);`;
 // It also asks for a *.localhost address (Chromium alone would send it to loopback, this very
 // site): the address guard refuses it, so the site never sees /beacon.png.
 const NOINDEX_JS = `new Image().src = 'http://beacon.localhost:' + location.port + '/beacon.png'; fetch('/api/flags').then(() => { const m = document.createElement('meta'); m.name = 'robots'; m.content = 'noindex'; document.head.appendChild(m); });`;
@@ -69,7 +89,7 @@ async function setup(engine: 'sqlite' | 'postgres', env: Record<string, string>)
     assert.equal(d.siteCheck.state, 'finished', d.siteCheck.error ?? undefined);
     return d;
   };
-  return { api, site, deploy, owner, workspaceId };
+  return { api, site, deploy, owner, workspaceId, workspace: ws.body.data as { render_preset: string } };
 }
 
 for (const engine of engines()) {
@@ -92,8 +112,16 @@ for (const engine of engines()) {
       const home1 = first.siteCheck.pages.find((p) => p.url === site.url('/'))!;
       assert.equal(home1.render?.state, 'rendered', home1.render?.reason ?? undefined);
       assert.equal(home1.render?.runs, 1);
+      // Lighthouse's default preset unless the workspace asks for another: a phone's narrow screen.
+      assert.equal(ctx.workspace.render_preset, 'mobile');
+      assert.equal(home1.render?.preset, 'mobile');
       assert.equal(home1.render?.title, 'Home');
+      assert.ok(site.requests.some((r) => r.path === '/' && /Android/.test(r.userAgent ?? '')), 'a mobile user agent');
       assert.deepEqual(home1.render?.robots, []);
+      // What the script added to the head is kept; the HTML has none of it.
+      assert.deepEqual([home1.hreflang, home1.structuredDataTypes], [[], []]);
+      assert.deepEqual(home1.render?.hreflang, [{ lang: 'de', href: site.url('/de/') }]);
+      assert.deepEqual(home1.render?.structuredDataTypes, ['Organization', 'Person']);
       // Lab metrics, byte weight and category scores are kept with the page.
       assert.ok(typeof home1.render?.metrics?.lcpMs === 'number' && home1.render.metrics.lcpMs > 0, JSON.stringify(home1.render?.metrics));
       assert.ok((home1.render?.weight?.script ?? 0) > 0 && (home1.render?.weight?.total ?? 0) > (home1.render?.weight?.document ?? 0), JSON.stringify(home1.render?.weight));
@@ -114,6 +142,13 @@ for (const engine of engines()) {
       assert.equal(noindex[0].before, 'index, follow');
       assert.equal(noindex[0].after, 'noindex (set by JavaScript)');
       assert.equal(noindex[0].causes[0]?.path, 'public/assets/app.js', JSON.stringify(noindex[0].causes));
+      // The script no longer adds the alternate and the JSON-LD: the SEO kinds, on the rendered DOM.
+      const gone = second.findings.filter((f) => f.kind === 'hreflang_removed' || f.kind === 'structured_data_removed').map((f) => [f.kind, f.before, f.after]);
+      assert.deepEqual(gone, [
+        ['hreflang_removed', 'de', 'none (set by JavaScript)'],
+        ['structured_data_removed', 'Organization, Person', 'none (set by JavaScript)'],
+      ]);
+      assert.deepEqual([home2.render?.hreflang, home2.render?.structuredDataTypes], [[], []]);
       assert.ok(site.requests.some((r) => r.path === '/api/flags'), 'the browser ran the script');
       assert.ok(!site.requests.some((r) => r.path === '/beacon.png'), 'the guard refused the browser a local name');
 
@@ -149,6 +184,27 @@ for (const engine of engines()) {
       }
       assert.deepEqual(d.findings, []);
       assert.ok(!site.requests.some((r) => r.path === '/api/flags'), 'no browser ran');
+    });
+
+    it('renders with the workspace\'s preset: desktop is validated, shown, and renders on a wide screen with a desktop user agent', async () => {
+      const { api, owner, workspaceId, site, deploy } = ctx;
+      const bad = await api.call('PUT', `/v1/workspaces/${workspaceId}`, { key: owner.apiKey, body: { render_preset: 'tablet' } });
+      assert.equal(bad.status, 400, bad.text);
+      assert.equal(bad.body.errors[0].path, '/render_preset');
+      const put = await api.call('PUT', `/v1/workspaces/${workspaceId}`, { key: owner.apiKey, body: { render_preset: 'desktop' } });
+      assert.equal(put.status, 200, put.text);
+      assert.equal(put.body.data.render_preset, 'desktop');
+      assert.equal((await api.call('GET', `/v1/workspaces/${workspaceId}`, { key: owner.apiKey })).body.data.render_preset, 'desktop');
+
+      publish(site, APP_JS);
+      const d = await deploy();
+      const home = d.siteCheck.pages.find((p) => p.url === site.url('/'))!;
+      assert.equal(home.render?.state, 'rendered', home.render?.reason ?? undefined);
+      assert.equal(home.render?.preset, 'desktop');
+      assert.equal(home.render?.title, 'Home (wide)', 'the page saw a desktop-wide screen');
+      assert.ok(site.requests.some((r) => r.path === '/' && /Macintosh/.test(r.userAgent ?? '')), 'a desktop user agent');
+      assert.ok(!site.requests.some((r) => /Android/.test(r.userAgent ?? '')), 'no mobile user agent');
+      assert.deepEqual(d.findings, []);
     });
   });
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Schemas } from '../contract/index.ts';
 import { startGuardProxy } from './guard-proxy.ts';
 import { BROWSER_PATH, browserAvailable } from './browser.ts';
-import type { RunResult } from './lighthouse.ts';
+import type { RenderPreset, RunResult } from './lighthouse.ts';
 
 type PageRender = Schemas['PageRender'];
 
@@ -13,6 +13,8 @@ export interface RenderSettings {
   runs: number;
   /** RENDER_TIMEOUT_MS: one run of one page. */
   timeoutMs: number;
+  /** The workspace's Lighthouse preset (spec/workspaces.tsp RenderPreset). */
+  preset: RenderPreset;
   allowPrivateNetwork: boolean;
   log: Logger;
   signal?: AbortSignal;
@@ -32,6 +34,9 @@ const empty = (state: PageRender['state'], reason: string): PageRender => ({
   title: null,
   canonical: null,
   robots: [],
+  hreflang: [],
+  structuredDataTypes: [],
+  preset: null,
   metrics: null,
   weight: null,
   scores: null,
@@ -62,7 +67,7 @@ export function summarize(runs: RunResult[]): PageRender {
   const types = [...new Set(runs.flatMap((r) => Object.keys(r.weight)))];
   const weight: Record<string, number> = {};
   for (const t of types) weight[t] = Math.round(median(runs.map((r) => r.weight[t] ?? null)) ?? 0);
-  const head = mode(runs.map((r) => ({ title: r.title, canonical: r.canonical, robots: r.robots })));
+  const head = mode(runs.map((r) => ({ title: r.title, canonical: r.canonical, robots: r.robots, hreflang: r.hreflang, structuredDataTypes: r.structuredDataTypes, preset: r.preset })));
   const score = (k: keyof RunResult['scores']) => round(median(runs.map((r) => r.scores[k])));
   return {
     state: 'rendered',
@@ -124,7 +129,7 @@ export async function renderPages(urls: readonly string[], s: RenderSettings): P
         continue;
       }
       try {
-        renders.set(url, summarize(await inTurn(() => renderRuns(url, { runs: s.runs, timeoutMs: s.timeoutMs, proxy: proxy.address }))));
+        renders.set(url, summarize(await inTurn(() => renderRuns(url, { runs: s.runs, timeoutMs: s.timeoutMs, preset: s.preset, proxy: proxy.address }))));
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         s.log.info({ url, reason }, 'page render failed');
