@@ -10,12 +10,13 @@
 // use one Lighthouse run per page (RENDER_RUNS=1): each run takes seconds.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../core/platform/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { testRunner } from './support/jobs.ts';
-import { htmlPage, startFixtureSite, type FixtureSite } from './support/fixture-site.ts';
+import { htmlPage, sitemapXml, startFixtureSite, type FixtureSite } from './support/fixture-site.ts';
 
 after(dropCreatedDatabases);
 
@@ -74,6 +75,36 @@ function publish(site: FixtureSite, js: string, home = HOME): void {
   site.set('/api/flags', { body: '{}', contentType: 'application/json' });
   site.set('/robots.txt', { body: 'User-agent: *\nAllow: /\n', contentType: 'text/plain' });
 }
+
+/** This process's descendants (pid and command line), found through /proc: the render process and the browsers it starts. */
+function descendants(): Array<{ pid: number; cmd: string }> {
+  const parent = new Map<number, number>();
+  const cmd = new Map<number, string>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      cmd.set(Number(d), fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' '));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const mine = (pid: number): boolean => {
+    for (let p = parent.get(pid), hops = 0; p !== undefined && p > 1 && hops < 64; p = parent.get(p), hops++) if (p === process.pid) return true;
+    return false;
+  };
+  return [...parent.keys()].filter(mine).map((pid) => ({ pid, cmd: cmd.get(pid) ?? '' }));
+}
+const isBrowser = (cmd: string) => /\/chromium\b/.test(cmd);
+const alive = (pid: number) => {
+  try {
+    return !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
+  } catch {
+    return false;
+  }
+};
 
 async function setup(engine: 'sqlite' | 'postgres', env: Record<string, string>) {
   const api = await TestApi.start(engine, { env });
@@ -205,6 +236,80 @@ for (const engine of engines()) {
       assert.ok(site.requests.some((r) => r.path === '/' && /Macintosh/.test(r.userAgent ?? '')), 'a desktop user agent');
       assert.ok(!site.requests.some((r) => /Android/.test(r.userAgent ?? '')), 'no mobile user agent');
       assert.deepEqual(d.findings, []);
+    });
+
+    // One engine only: what is tested here is the render process and the browser, which never
+    // touch the database (the engine stores a failed render's record like any other, which the
+    // stalled page above checks on both); and these renders are the suite's most expensive.
+    it('a browser killed mid-render, a JavaScript redirect loop and a 50 MB page each fail that page\'s render only; dialogs do not stop a render; no process is left', { skip: engine !== 'sqlite' && 'engine-independent (see the comment above)' }, async () => {
+      const { site, deploy } = ctx;
+      const pages = ['/loop-a', '/huge', '/dialog'];
+      // The home page stalls on an image, and the browser is killed while it waits.
+      publish(site, APP_JS, htmlPage({ title: 'Home', description: 'Home', h1: ['Home'], words: 200, extraBody: '<img src="/crash-stall.png" alt="">' }));
+      site.set('/crash-stall.png', { neverFinish: true, contentType: 'image/png' });
+      site.set('/loop-a', htmlPage({ title: 'Loop', extraHead: `<script>location.replace('/loop-b?' + Date.now())</script>` }));
+      site.set('/loop-b', htmlPage({ title: 'Loop', extraHead: `<script>location.replace('/loop-a?' + Date.now())</script>` }));
+      site.set('/huge', { bytes: 50 * 1024 * 1024 });
+      site.set('/dialog', htmlPage({
+        title: 'Dialogs',
+        description: 'Dialogs',
+        h1: ['Dialogs'],
+        words: 200,
+        extraBody: `<script>alert('Hello'); confirm('Sure?'); prompt('Name?'); addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = 'Stay'; });</script>`,
+      }));
+      site.set('/sitemap.xml', { body: sitemapXml(pages.map((p) => site.url(p))) });
+      site.set('/robots.txt', { body: `User-agent: *\nAllow: /\nSitemap: ${site.url('/sitemap.xml')}\n`, contentType: 'text/plain' });
+
+      const seen = new Map<number, string>();
+      let killed: number | null = null;
+      const watch = setInterval(() => {
+        const now = descendants();
+        // Browsers and render processes (not tsx's own esbuild). One that ended and is not yet
+        // reaped has an empty command line: the last one it had is kept.
+        for (const p of now) if (isBrowser(p.cmd) || p.cmd.includes('core/render/child.ts')) seen.set(p.pid, p.cmd);
+        if (killed === null && site.requests.some((r) => r.path === '/crash-stall.png')) {
+          const browser = now.find((p) => isBrowser(p.cmd) && !p.cmd.includes('--type='));
+          if (browser) {
+            killed = browser.pid;
+            process.kill(browser.pid, 'SIGKILL');
+          }
+        }
+      }, 100);
+      let d: Detail;
+      const t0 = Date.now();
+      try {
+        d = await deploy([], { RENDER_TIMEOUT_MS: '25000' });
+      } finally {
+        clearInterval(watch);
+      }
+      const ms = Date.now() - t0;
+      assert.ok(killed !== null, 'the browser was killed mid-render');
+      const render = (path: string) => d.siteCheck.pages.find((p) => p.url === site.url(path))?.render;
+      assert.equal(d.siteCheck.rendering, 'browser');
+      assert.equal(render('/')?.state, 'failed');
+      assert.match(render('/')?.reason ?? '', /browser failed/);
+      assert.equal(render('/loop-a')?.state, 'failed');
+      assert.match(render('/loop-a')?.reason ?? '', /did not finish rendering within 25000 ms/);
+      // Nothing links to /loop-b: only the browser, running the script, asks for it, here at least twice around the loop.
+      assert.ok(site.requests.filter((r) => r.path.startsWith('/loop-b')).length >= 2, 'the page redirected itself over and over');
+      assert.equal(render('/huge')?.state, 'failed');
+      assert.match(render('/huge')?.reason ?? '', /did not finish rendering within 25000 ms/);
+      // Lighthouse dismisses the dialogs; the page after three failures renders, in a browser of its own.
+      assert.equal(render('/dialog')?.state, 'rendered', render('/dialog')?.reason ?? undefined);
+      assert.equal(render('/dialog')?.title, 'Dialogs');
+      for (const path of ['/', '/loop-a', '/huge']) assert.equal(render(path)?.metrics, null, `nothing of ${path}'s render is kept`);
+      assert.deepEqual(d.findings.filter((f) => ['lcp_regressed', 'cls_regressed', 'tbt_regressed', 'total_weight_increased', 'category_score_dropped'].includes(f.kind)), []);
+
+      // Every browser and render process the check started has ended (a killed browser's helpers too).
+      const cmds = [...seen.values()].map((c) => c.slice(0, 160));
+      assert.ok(cmds.some(isBrowser) && cmds.some((c) => c.includes('core/render/child.ts')), `the watch saw the processes: ${JSON.stringify(cmds)}`);
+      const deadline = Date.now() + 10_000;
+      const left = () => [...seen].filter(([pid]) => alive(pid));
+      while (left().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const leftover = left();
+      for (const [pid] of leftover) process.kill(pid, 'SIGKILL');
+      assert.deepEqual(leftover.map(([pid, cmd]) => `${pid} ${cmd.slice(0, 120)}`), []);
+      assert.ok(ms < 150_000, `the check took ${ms} ms`);
     });
   });
 }

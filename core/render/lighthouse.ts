@@ -7,6 +7,7 @@ import desktopConfig from 'lighthouse/core/config/desktop-config.js';
 import type { Schemas } from '../contract/index.ts';
 import { addItemtypes, addJsonLdTypes } from '../pages/index.ts';
 import { CHROME_FLAGS, launchPath } from './browser.ts';
+import { RenderError } from './errors.ts';
 
 // One page rendered by Lighthouse in a fresh headless Chromium, `runs` times. Everything the
 // browser asks for goes through the guard proxy (guard-proxy.ts). The workspace's preset
@@ -131,7 +132,6 @@ export interface RenderRunsOptions {
   proxy: string;
 }
 
-export class RenderError extends Error {}
 
 /**
  * Renders `url` `runs` times in one fresh browser (its own user-data dir, removed afterwards).
@@ -183,11 +183,19 @@ async function oneRun(url: string, chrome: chromeLauncher.LaunchedChrome, timeou
     skipAudits: ['screenshot-thumbnails', 'final-screenshot', 'bf-cache'],
   };
   let timer: NodeJS.Timeout | undefined;
+  let onExit: ((code: number | null, signal: string | null) => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new RenderError(`the page did not finish rendering within ${timeoutMs} ms`)), timeoutMs);
   });
+  // Lighthouse does not notice a browser that died while it waits for the page (a load event that
+  // never comes): the run would last until the deadline. The browser's exit ends it at once.
+  const crashed = new Promise<never>((_, reject) => {
+    onExit = (code, signal) => reject(new RenderError(`the browser failed: it ended during the render (${signal ?? `exit code ${code}`})`));
+    chrome.process.once('exit', onExit);
+  });
+  crashed.catch(() => undefined);
   try {
-    const result = await Promise.race([lighthouse(url, flags, config), deadline]);
+    const result = await Promise.race([lighthouse(url, flags, config), deadline, crashed]);
     const lhr = result?.lhr;
     if (!lhr) throw new RenderError('the browser returned no report');
     if (lhr.runtimeError) throw new RenderError(`the render failed: ${lhr.runtimeError.code}`);
@@ -203,6 +211,7 @@ async function oneRun(url: string, chrome: chromeLauncher.LaunchedChrome, timeou
     throw new RenderError(`the browser failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 300));
   } finally {
     clearTimeout(timer);
+    if (onExit) chrome.process.off('exit', onExit);
   }
 }
 

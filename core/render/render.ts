@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Schemas } from '../contract/index.ts';
 import { startGuardProxy } from './guard-proxy.ts';
 import { BROWSER_PATH, browserAvailable } from './browser.ts';
+import { RenderProcess } from './isolated.ts';
 import type { RenderPreset, RunResult } from './lighthouse.ts';
 
 type PageRender = Schemas['PageRender'];
@@ -119,8 +120,8 @@ export async function renderPages(urls: readonly string[], s: RenderSettings): P
     for (const u of urls) renders.set(u, empty('failed', `no browser found at ${BROWSER_PATH}`));
     return { renders, htmlOnlyNote: null };
   }
-  // Loaded on first use only (see browser.ts).
-  const { renderRuns } = await import('./lighthouse.ts');
+  // Lighthouse runs in a process of its own (isolated.ts): a browser that crashes ends that page's render, not the worker.
+  const renderer = new RenderProcess();
   const proxy = await startGuardProxy({ allowPrivateNetwork: s.allowPrivateNetwork });
   try {
     for (const url of urls) {
@@ -129,7 +130,7 @@ export async function renderPages(urls: readonly string[], s: RenderSettings): P
         continue;
       }
       try {
-        renders.set(url, summarize(await inTurn(() => renderRuns(url, { runs: s.runs, timeoutMs: s.timeoutMs, preset: s.preset, proxy: proxy.address }))));
+        renders.set(url, summarize(await inTurn(() => renderer.render({ url, runs: s.runs, timeoutMs: s.timeoutMs, preset: s.preset, proxy: proxy.address }))));
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         s.log.info({ url, reason }, 'page render failed');
@@ -138,6 +139,7 @@ export async function renderPages(urls: readonly string[], s: RenderSettings): P
     }
     if (proxy.refused.length) s.log.info({ refused: proxy.refused.length }, 'browser requests to non-public addresses refused');
   } finally {
+    renderer.close();
     await proxy.close();
   }
   return { renders, htmlOnlyNote: null };
