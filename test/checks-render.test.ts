@@ -245,7 +245,8 @@ for (const engine of engines()) {
       const { site, deploy } = ctx;
       const pages = ['/loop-a', '/huge', '/dialog'];
       // The home page stalls on an image, and the browser is killed while it waits.
-      publish(site, APP_JS, htmlPage({ title: 'Home', description: 'Home', h1: ['Home'], words: 200, extraBody: '<img src="/crash-stall.png" alt="">' }));
+      // A script that leaves the title alone (APP_JS names pages after the screen, desktop here since the test above).
+      publish(site, 'window.appReady = true;', htmlPage({ title: 'Home', description: 'Home', h1: ['Home'], words: 200, extraBody: '<img src="/crash-stall.png" alt="">' }));
       site.set('/crash-stall.png', { neverFinish: true, contentType: 'image/png' });
       site.set('/loop-a', htmlPage({ title: 'Loop', extraHead: `<script>location.replace('/loop-b?' + Date.now())</script>` }));
       site.set('/loop-b', htmlPage({ title: 'Loop', extraHead: `<script>location.replace('/loop-a?' + Date.now())</script>` }));
