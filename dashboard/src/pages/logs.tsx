@@ -174,6 +174,7 @@ function LogFilters({ values, days, fieldError }: { values: Filters; days: numbe
 }
 
 const seconds = (iso: string) => Date.parse(iso) / 1000;
+const everyNth = (xs: ArrayLike<number>, most: number) => Array.from(xs).filter((_, i, all) => i % Math.ceil(all.length / most) === 0);
 
 /** Requests and errors per bucket as lines over time, in the workspace's timezone (UTC days for daily buckets, which is how the API cuts them). */
 function BucketsChart({ buckets, hourly }: { buckets: Schemas['LogBucket'][]; hourly: boolean }) {
@@ -189,7 +190,8 @@ function BucketsChart({ buckets, hourly }: { buckets: Schemas['LogBucket'][]; ho
         { label: 'Requests', stroke: COLORS.primary, width: 2, points: { show: buckets.length <= 31 } },
         { label: 'Errors', stroke: COLORS.bad, width: 2, dash: [6, 3], points: { show: buckets.length <= 31 } },
       ],
-      axes: [{}, { label: 'Requests' }],
+      // Daily buckets are UTC days: label them by date, at most about eight of them.
+      axes: [hourly ? {} : { splits: () => everyNth(data[0], 8), values: (_u, splits) => splits.map((s) => new Date(s * 1000).toISOString().slice(5, 10)) }, { label: 'Requests' }],
     };
     return { data, options };
   }, [buckets, hourly, tz]);

@@ -323,6 +323,7 @@ export function WebhookPage({ workspace, params }: PageProps) {
         {w.active ? (
           <ConfirmButton
             label="Pause webhook"
+            class="secondary"
             title="Pause this webhook?"
             body={<p>Scheduled retries are cancelled, and events that happen while it is paused are not sent later.</p>}
             confirmLabel="Pause webhook"
@@ -349,6 +350,7 @@ export function WebhookPage({ workspace, params }: PageProps) {
         )}
         <ConfirmButton
           label="Rotate secret"
+          class="secondary"
           title="Rotate the signing secret?"
           body={<p>A new secret is made and shown once. For 24 hours every delivery carries signatures by both the new and the old secret, so the receiver can switch over.</p>}
           confirmLabel="Rotate secret"
