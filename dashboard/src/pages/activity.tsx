@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { api, must, type Schemas } from '../api.ts';
 import { setQuery, useLocation } from '../router.tsx';
 import { Loading, PageTitle, Pager, ProblemBanner, Select, When, useAsync, usePager } from '../ui.tsx';
@@ -28,19 +29,7 @@ export function ActivityPage({ workspace }: PageProps) {
     <>
       <PageTitle>Activity</PageTitle>
       <p class="muted">Who did what in this workspace: security changes (kept for good), webhook deliveries and pauses, connections, limits and digests (kept 90 days).</p>
-      <form
-        class="filters"
-        aria-label="Filter activity"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery({ kind: String(new FormData(e.currentTarget).get('kind') ?? '') });
-        }}
-      >
-        <Select label="Kind" name="kind" value={isKind(kind) ? kind : ''} options={[['', 'Every kind'], ...KINDS]} />
-        <button type="submit" class="secondary">
-          Apply filter
-        </button>
-      </form>
+      <KindFilter key={kind ?? ''} kind={isKind(kind) ? kind : ''} />
       <ProblemBanner error={feed.error} />
       {!feed.data ? (
         feed.loading && <Loading what="activity" />
@@ -98,6 +87,26 @@ export function ActivityPage({ workspace }: PageProps) {
       )}
       <Pager pager={pager} nextCursor={feed.data?.meta.next_cursor} label="Activity" />
     </>
+  );
+}
+
+/** Held in state: the page re-renders while the person chooses, and must not reset the select. */
+function KindFilter(props: { kind: string }) {
+  const [kind, setKind] = useState(props.kind);
+  return (
+    <form
+      class="filters"
+      aria-label="Filter activity"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setQuery({ kind });
+      }}
+    >
+      <Select label="Kind" name="kind" value={kind} options={[['', 'Every kind'], ...KINDS]} onChange={(e) => setKind(e.currentTarget.value)} />
+      <button type="submit" class="secondary">
+        Apply filter
+      </button>
+    </form>
   );
 }
 

@@ -128,11 +128,21 @@ export function LogsPage({ workspace }: PageProps) {
   );
 }
 
-/** The filter form; it starts from the address and writes back to it on "Apply filters". */
+/**
+ * The filter form; it starts from the address and writes back to it on "Apply filters". What the
+ * person chose is held in state: the page re-renders while they choose (the list loading) and
+ * must not put the address's values back into the fields.
+ */
 function LogFilters({ values, days, fieldError }: { values: Filters; days: number; fieldError: (name: string) => string | undefined }) {
-  const [statusCode, setStatusCode] = useState(values.status_code ?? '');
-  const [route, setRoute] = useState(values.route ?? '');
-  const [q, setQ] = useState(values.q ?? '');
+  const [draft, setDraft] = useState<Record<(typeof FILTERS)[number], string>>({
+    days: String(days),
+    status: isStatus(values.status) ? values.status : '',
+    method: isMethod(values.method) ? values.method : '',
+    status_code: values.status_code ?? '',
+    route: values.route ?? '',
+    q: values.q ?? '',
+  });
+  const on = (k: (typeof FILTERS)[number]) => (e: { currentTarget: { value: string } }) => setDraft((d) => ({ ...d, [k]: e.currentTarget.value }));
   const dayOptions: Array<[string, string]> = [...new Set([...DAYS, String(days)])].sort((a, b) => Number(a) - Number(b)).map((d) => [d, d === '1' ? 'Last 24 hours' : `Last ${d} days`]);
   return (
     <form
@@ -140,32 +150,26 @@ function LogFilters({ values, days, fieldError }: { values: Filters; days: numbe
       aria-label="Filter request logs"
       onSubmit={(e) => {
         e.preventDefault();
-        const d = new FormData(e.currentTarget);
-        setQuery({
-          days: String(d.get('days') ?? '') === '7' ? null : String(d.get('days') ?? ''),
-          status: String(d.get('status') ?? ''),
-          method: String(d.get('method') ?? ''),
-          status_code: statusCode.trim(),
-          route: route.trim(),
-          q: q.trim(),
-        });
+        // The default window stays out of the address.
+        setQuery({ ...draft, days: draft.days === '7' ? null : draft.days, status_code: draft.status_code.trim(), route: draft.route.trim(), q: draft.q.trim() });
       }}
     >
-      <Select label="Window" name="days" value={String(days)} options={dayOptions} error={fieldError('days')} />
+      <Select label="Window" name="days" value={draft.days} options={dayOptions} onChange={on('days')} error={fieldError('days')} />
       <Select
         label="Outcome"
         name="status"
-        value={isStatus(values.status) ? values.status : ''}
+        value={draft.status}
+        onChange={on('status')}
         options={[
           ['', 'Any'],
           ['success', 'Succeeded (below 400)'],
           ['failed', 'Failed (400 or more)'],
         ]}
       />
-      <Select label="Method" name="method" value={isMethod(values.method) ? values.method : ''} options={[['', 'Any'], ...METHODS.map((m): [string, string] => [m, m])]} />
-      <Field label="Status code" name="status_code" type="number" min={100} max={599} inputMode="numeric" value={statusCode} onInput={(e) => setStatusCode(e.currentTarget.value)} error={fieldError('status_code')} />
-      <Field label="Route" name="route" placeholder="/v1/deploys/{id}" maxLength={255} spellcheck={false} value={route} onInput={(e) => setRoute(e.currentTarget.value)} error={fieldError('route')} />
-      <Field label="Path or error contains" name="q" type="search" maxLength={200} value={q} onInput={(e) => setQ(e.currentTarget.value)} error={fieldError('q')} />
+      <Select label="Method" name="method" value={draft.method} onChange={on('method')} options={[['', 'Any'], ...METHODS.map((m): [string, string] => [m, m])]} />
+      <Field label="Status code" name="status_code" type="number" min={100} max={599} inputMode="numeric" value={draft.status_code} onInput={on('status_code')} error={fieldError('status_code')} />
+      <Field label="Route" name="route" placeholder="/v1/deploys/{id}" maxLength={255} spellcheck={false} value={draft.route} onInput={on('route')} error={fieldError('route')} />
+      <Field label="Path or error contains" name="q" type="search" maxLength={200} value={draft.q} onInput={on('q')} error={fieldError('q')} />
       <button type="submit" class="secondary">
         Apply filters
       </button>

@@ -473,21 +473,7 @@ function Deliveries({ webhook, refresh, onAttempt }: { webhook: Webhook; refresh
   return (
     <section aria-labelledby="deliveries-h">
       <h2 id="deliveries-h">Deliveries</h2>
-      <form
-        class="filters"
-        aria-label="Filter deliveries"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const d = new FormData(e.currentTarget);
-          setQuery({ status: String(d.get('status') ?? ''), event: String(d.get('event') ?? ''), delivery: null });
-        }}
-      >
-        <Select label="Status" name="status" value={isStatus(status) ? status : ''} options={STATUSES} />
-        <Select label="Event" name="event" value={isDeliveryEvent(event) ? event : ''} options={[['', 'Any'], ...DELIVERY_EVENTS.map((e): [string, string] => [e, e])]} />
-        <button type="submit" class="secondary">
-          Apply filters
-        </button>
-      </form>
+      <DeliveryFilters key={`${status}|${event}`} status={isStatus(status) ? status : ''} event={isDeliveryEvent(event) ? event : ''} />
       <p role="status" class="muted">
         {notice}
       </p>
@@ -558,6 +544,32 @@ function Deliveries({ webhook, refresh, onAttempt }: { webhook: Webhook; refresh
         </section>
       )}
     </section>
+  );
+}
+
+/**
+ * The filters as the person sets them, written to the address on "Apply filters". Held in state:
+ * the page re-renders while they choose (a list or the webhook loading), and must not put the
+ * address's values back into the selects.
+ */
+function DeliveryFilters(props: { status: string; event: string }) {
+  const [status, setStatus] = useState(props.status);
+  const [event, setEvent] = useState(props.event);
+  return (
+    <form
+      class="filters"
+      aria-label="Filter deliveries"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setQuery({ status, event, delivery: null });
+      }}
+    >
+      <Select label="Status" name="status" value={status} options={STATUSES} onChange={(e) => setStatus(e.currentTarget.value)} />
+      <Select label="Event" name="event" value={event} options={[['', 'Any'], ...DELIVERY_EVENTS.map((e): [string, string] => [e, e])]} onChange={(e) => setEvent(e.currentTarget.value)} />
+      <button type="submit" class="secondary">
+        Apply filters
+      </button>
+    </form>
   );
 }
 
