@@ -540,7 +540,7 @@ function Deliveries({ webhook, refresh, onAttempt }: { webhook: Webhook; refresh
       <Pager pager={pager} nextCursor={list.data?.meta.next_cursor} label="Deliveries" />
       {open && (
         <section ref={detailRef} aria-label="The attempt in detail">
-          <DeliveryDetail key={`${open}-${redelivered}`} webhookId={webhook.id} deliveryId={open} onRedeliver={redeliver} />
+          <DeliveryDetail key={open} webhookId={webhook.id} deliveryId={open} onRedeliver={redeliver} />
         </section>
       )}
     </section>
