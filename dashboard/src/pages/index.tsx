@@ -1,9 +1,12 @@
 import type { FunctionComponent } from 'preact';
 import type { Schemas } from '../api.ts';
 import { AccountPage } from './account.tsx';
+import { ActivityPage } from './activity.tsx';
 import { DeployPage } from './deploy.tsx';
 import { DeploysPage, RecordDeployPage } from './deploys.tsx';
 import { HealthPage } from './health.tsx';
+import { LogsPage } from './logs.tsx';
+import { WebhookPage, WebhooksPage } from './webhooks.tsx';
 
 export interface PageProps {
   workspace: Schemas['Workspace'];
@@ -25,5 +28,9 @@ export const PAGES: { account: FunctionComponent<{ me: Schemas['Me'] }>; workspa
     '/deploys/new': RecordDeployPage,
     '/deploys/:id': DeployPage,
     '/health': HealthPage,
+    '/webhooks': WebhooksPage,
+    '/webhooks/:id': WebhookPage,
+    '/logs': LogsPage,
+    '/activity': ActivityPage,
   },
 };
