@@ -1,4 +1,4 @@
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { categorize } from '../../../sdk/src/signals/categorize.ts';
 import { api, must, type Schemas } from '../api.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
@@ -51,21 +51,7 @@ export function DeploysPage({ workspace }: PageProps) {
           Record deploy
         </Link>
       </div>
-      <form
-        class="filters"
-        aria-label="Filter deploys"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const d = new FormData(e.currentTarget);
-          setQuery({ environment: String(d.get('environment') ?? '').trim(), source: String(d.get('source') ?? '') });
-        }}
-      >
-        <Field label="Environment" name="environment" value={environment} placeholder="any" maxLength={32} />
-        <Select label="Source" name="source" value={source ?? ''} options={[['', 'Any'], ...SOURCES]} />
-        <button type="submit" class="secondary">
-          Apply filters
-        </button>
-      </form>
+      <DeployFilters environment={environment} source={source ?? ''} />
       <ProblemBanner error={deploys.error} />
       {!deploys.data ? (
         <Loading what="deploys" />
@@ -110,6 +96,28 @@ export function DeploysPage({ workspace }: PageProps) {
       )}
       <Pager pager={pager} nextCursor={deploys.data?.meta.next_cursor} label="Deploys" />
     </>
+  );
+}
+
+/** Held in state: the list re-renders (live updates) while the person chooses, and must not reset the fields. */
+function DeployFilters(props: { environment: string; source: string }) {
+  const [environment, setEnvironment] = useState(props.environment);
+  const [source, setSource] = useState(props.source);
+  return (
+    <form
+      class="filters"
+      aria-label="Filter deploys"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setQuery({ environment: environment.trim(), source });
+      }}
+    >
+      <Field label="Environment" name="environment" value={environment} placeholder="any" maxLength={32} onInput={(e) => setEnvironment(e.currentTarget.value)} />
+      <Select label="Source" name="source" value={source} options={[['', 'Any'], ...SOURCES]} onChange={(e) => setSource(e.currentTarget.value)} />
+      <button type="submit" class="secondary">
+        Apply filters
+      </button>
+    </form>
   );
 }
 
