@@ -4,6 +4,9 @@ import { AccountPage } from './account.tsx';
 import { DeployPage } from './deploy.tsx';
 import { DeploysPage, RecordDeployPage } from './deploys.tsx';
 import { HealthPage } from './health.tsx';
+import { KeysPage } from './keys.tsx';
+import { MembersPage } from './members.tsx';
+import { SettingsPage } from './settings.tsx';
 
 export interface PageProps {
   workspace: Schemas['Workspace'];
@@ -25,5 +28,8 @@ export const PAGES: { account: FunctionComponent<{ me: Schemas['Me'] }>; workspa
     '/deploys/new': RecordDeployPage,
     '/deploys/:id': DeployPage,
     '/health': HealthPage,
+    '/keys': KeysPage,
+    '/members': MembersPage,
+    '/settings': SettingsPage,
   },
 };
