@@ -13,7 +13,7 @@ export function AccountPage({ me: signedIn }: { me: Schemas['Me'] }) {
   return (
     <>
       <PageTitle>Your account</PageTitle>
-      <p>
+      <p class="wrap">
         Signed in as <strong>{me.email}</strong>
         {me.emailVerified ? '' : ' (email not verified yet)'}.
       </p>
@@ -132,14 +132,7 @@ function PasswordForm({ onChanged }: { onChanged: () => void }) {
 
 /** A list of recovery codes, shown once (spec/sign-in.tsp: only the answers that make them hold them). */
 function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
-  return (
-    <div class="actions">
-      <ShownOnce label="Your recovery codes" value={codes.join('\n')} />
-      <button type="button" class="secondary" onClick={onDone}>
-        I have stored the recovery codes
-      </button>
-    </div>
-  );
+  return <ShownOnce label="Your recovery codes" value={codes.join('\n')} done={{ label: 'I have stored the recovery codes', onClick: onDone }} />;
 }
 
 /**

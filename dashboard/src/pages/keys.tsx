@@ -60,14 +60,7 @@ export function KeysPage({ workspace }: PageProps) {
     <>
       <PageTitle>API keys</PageTitle>
       <p class="muted">Keys let programs (CI, scripts) call the API as you, limited to their scopes and, when bound, to one workspace.</p>
-      {secret && (
-        <div class="actions">
-          <ShownOnce label={secret.label} value={secret.key.key} />
-          <button type="button" class="secondary" onClick={() => setSecret(null)}>
-            I have stored the key
-          </button>
-        </div>
-      )}
+      {secret && <ShownOnce label={secret.label} value={secret.key.key} done={{ label: 'I have stored the key', onClick: () => setSecret(null) }} />}
       <CreateKeyForm
         workspace={workspace}
         onCreated={(key) => {
@@ -104,7 +97,7 @@ export function KeysPage({ workspace }: PageProps) {
                 return (
                   <tr key={k.id}>
                     <th scope="row">{k.name ?? <span class="muted">No name</span>}</th>
-                    <td>
+                    <td class="nowrap">
                       <code>
                         {k.prefix}…{k.last4 ?? ''}
                       </code>
