@@ -32,6 +32,8 @@ if ((await User.query(db).resultSize()) === 0) {
   // Printed plainly (not as JSON) because a person reads it on first start.
   process.stdout.write(
     '\nNo users yet. Create the owner, a workspace and an API key with:\n\n' +
-      '  npm run admin -- bootstrap --email you@example.com --workspace-name "My site" --website https://www.example.com\n\n',
+      '  npm run admin -- bootstrap --email you@example.com --workspace-name "My site" --website https://www.example.com\n\n' +
+      `To use the dashboard at ${config.publicUrl}/, give yourself a password (printed once) and sign in with it:\n\n` +
+      '  npm run -s admin -- users set-password --email you@example.com\n\n',
   );
 }

@@ -29,6 +29,8 @@ export function App() {
       signedIn(null);
       if (!PUBLIC[location.pathname]) navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true });
     });
+    // Both at once: a signed-in visitor needs both before the first page, so no waterfall.
+    workspacesAtBoot = listWorkspaces();
     api.GET('/v1/me').then(
       ({ data }) => signedIn(data ?? null),
       () => signedIn(null),
@@ -57,8 +59,16 @@ export function App() {
   return <SignedIn me={me} path={path} onSignedOut={() => signedIn(null)} />;
 }
 
+/** The workspace list asked for with `GET /v1/me` when the page loads; used once. */
+let workspacesAtBoot: ReturnType<typeof listWorkspaces> | null = null;
+const listWorkspaces = () => api.GET('/v1/workspaces');
+
 function SignedIn({ me, path, onSignedOut }: { me: Me; path: string; onSignedOut: () => void }) {
-  const workspaces = useAsync(() => must(api.GET('/v1/workspaces')), []);
+  const workspaces = useAsync(() => {
+    const early = workspacesAtBoot;
+    workspacesAtBoot = null;
+    return must(early ?? listWorkspaces());
+  }, []);
   const wsId = match('/w/:ws', path.split('/').slice(0, 3).join('/'))?.ws;
   const section = path.split('/')[3] ?? 'deploys';
   const list = workspaces.data?.data;
