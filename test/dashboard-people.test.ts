@@ -2,8 +2,8 @@
 // playwright-core) against one server per engine: API keys (shown once, working over HTTP, then
 // revoked or rotated), inviting a member over real SMTP and accepting from the mailed link in a
 // second browser, roles and the API's 403 for a viewer, workspace settings with a field error and
-// deletion, two-step verification set up on the account page and then asked at sign-in, and a
-// passkey registered there. Every page passes axe-core and is kept as a screenshot
+// deletion, two-step verification set up on the account page and then asked at sign-in, a
+// passkey registered there, and the address verified from the mailed link. Every page passes axe-core and is kept as a screenshot
 // (README.md#the-dashboard); the pages fit a 360 px phone.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -298,6 +298,18 @@ for (const engine of engines()) {
       await c.page.getByRole('button', { name: 'Remove passkey Virtual authenticator' }).click();
       await dialog(c.page).getByRole('button', { name: 'Remove passkey' }).click();
       await c.page.getByText('No passkeys yet.').waitFor();
+
+      // Verifying the address from the account page: the mailed link opens the dashboard.
+      await c.page.getByRole('button', { name: 'Send verification email' }).click();
+      await c.page.getByText(/A verification link is on its way/).waitFor();
+      const mail = smtp.received.filter((m) => m.envelope.to.includes(email)).at(-1);
+      const link = /http\S+\/verify-email#token=\S+/.exec(String(mail?.mail.text))?.[0];
+      assert.ok(link, String(mail?.mail.text));
+      await c.page.goto(link);
+      await c.page.getByText('Your email address is verified.').waitFor();
+      await c.page.goto('/account');
+      await heading(c.page, 'Your account').waitFor();
+      assert.equal(await c.page.getByRole('button', { name: 'Send verification email' }).count(), 0);
 
       await c.page.getByRole('button', { name: 'Sign out', exact: true }).click();
       await heading(c.page, 'Sign in to sitehealth').waitFor();
