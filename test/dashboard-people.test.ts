@@ -220,12 +220,20 @@ for (const engine of engines()) {
       await form.getByLabel('Time zone').selectOption('Asia/Tokyo');
       await form.getByLabel('Site checks').selectOption('hourly');
       await form.getByLabel('Check time').fill('07:30');
+      await form.getByLabel('Rendered checks').selectOption('desktop');
       await form.getByRole('button', { name: 'Save settings' }).click();
       await form.getByText('Settings saved.').waitFor();
       const saved = await api.call('GET', `/v1/workspaces/${owner.workspaceId}`, { session: owner.session });
       assert.deepEqual(
-        { name: saved.body.data.name, website: saved.body.data.website, timezone: saved.body.data.timezone, check_schedule: saved.body.data.check_schedule, check_time: saved.body.data.check_time },
-        { name: 'People site, renamed', website: 'https://www.example.org', timezone: 'Asia/Tokyo', check_schedule: 'hourly', check_time: '07:30' },
+        {
+          name: saved.body.data.name,
+          website: saved.body.data.website,
+          timezone: saved.body.data.timezone,
+          check_schedule: saved.body.data.check_schedule,
+          check_time: saved.body.data.check_time,
+          render_preset: saved.body.data.render_preset,
+        },
+        { name: 'People site, renamed', website: 'https://www.example.org', timezone: 'Asia/Tokyo', check_schedule: 'hourly', check_time: '07:30', render_preset: 'desktop' },
       );
       // The switcher follows.
       await w.page.locator('#workspace-switcher').getByRole('option', { name: 'People site, renamed' }).waitFor({ state: 'attached' });

@@ -6,11 +6,15 @@
 // screenshot (README.md#the-dashboard).
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { Secret, TOTP } from 'otpauth';
 import { setPassword } from '../core/access/index.ts';
 import { operatorActor } from '../core/activity/index.ts';
+import { importSearchData } from '../core/search-data/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi, uniqueEmail, type TestSession } from './support/api.ts';
 import { htmlPage, sitemapXml, startFixtureSite, type FixtureSite } from './support/fixture-site.ts';
@@ -178,6 +182,39 @@ for (const engine of engines()) {
       await w.context.close();
     });
 
+    it('shows the search traffic before and after a deploy as a chart and a table', async () => {
+      // Search data from 20 days ago to yesterday, imported as `search import` does, and a deploy
+      // 10 days ago: both windows hold final days.
+      const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+      const rows = ['date,page,clicks,impressions'];
+      for (let n = 20; n >= 1; n--) {
+        rows.push(`${day(n)},${site.url('/blog')},${n > 10 ? 40 : 10},${n > 10 ? 400 : 300}`);
+        rows.push(`${day(n)},${site.url('/')},${n > 10 ? 100 : 90},${n > 10 ? 1000 : 950}`);
+      }
+      const file = path.join(os.tmpdir(), `dashboard-search-${engine}-${process.pid}.csv`);
+      fs.writeFileSync(file, rows.join('\n'));
+      await importSearchData(api.db, { workspaceId: owner.workspaceId, file });
+      fs.rmSync(file);
+      const recorded = await api.call('POST', '/v1/deploys', { session: owner.session, body: { workspaceId: owner.workspaceId, commitSha: 'aa11bb22cc', environment: 'staging', deployedAt: `${day(10)}T12:00:00Z` } });
+      assert.equal(recorded.status, 201, recorded.text);
+      const impact = (await api.call('GET', `/v1/deploys/${recorded.body.id}`, { session: owner.session })).body.impact;
+      assert.ok(impact, 'the API has an impact for it');
+
+      const w = await openContext(browser, base);
+      await signInWithPassword(w, owner.email);
+      await heading(w.page, 'Deploys').waitFor();
+      await w.page.goto(`/w/${owner.workspaceId}/deploys/${recorded.body.id}`);
+      await w.page.getByRole('img', { name: /Search clicks and impressions before and after/ }).locator('canvas').waitFor();
+      const all = w.page.getByRole('row', { name: /All pages/ });
+      assert.deepEqual(
+        (await all.locator('td').allInnerTexts()).map((t) => Number(t.replace(/,/g, ''))),
+        [impact.before.clicks, impact.after.clicks, impact.before.impressions, impact.after.impressions],
+      );
+      await auditPage(w.page, `${engine}-deploy-impact`);
+      w.assertClean();
+      await w.context.close();
+    });
+
     it('works on a 360 px wide phone', async () => {
       const w = await openContext(browser, base, { width: 360, height: 740 });
       await signInWithPassword(w, owner.email);
@@ -210,6 +247,13 @@ for (const engine of engines()) {
       await w.page.getByLabel('Code from your authenticator app').fill(totp.generate({ timestamp: Date.now() + 30_000 }));
       await w.page.getByRole('button', { name: 'Verify' }).click();
       await heading(w.page, 'Deploys').waitFor();
+      // A viewer may look but not record: the API's refusal is shown on the form.
+      await w.page.getByRole('link', { name: 'Record deploy' }).click();
+      await w.page.getByLabel('Commit SHA').fill('bb22cc33dd');
+      await w.page.getByRole('button', { name: 'Record deploy' }).click();
+      assert.match(await w.page.getByRole('alert').innerText(), /viewer|role|permission/i);
+      const recorded = await api.call('GET', '/v1/deploys', { session: owner.session, query: { workspace_id: owner.workspaceId } });
+      assert.ok(!recorded.body.data.some((d: { commitSha: string }) => d.commitSha === 'bb22cc33dd'), 'nothing recorded');
       w.assertClean();
       await w.context.close();
     });

@@ -66,10 +66,12 @@ let workspacesAtBoot: ReturnType<typeof listWorkspaces> | null = null;
 const listWorkspaces = () => api.GET('/v1/workspaces');
 
 function SignedIn({ me, path, onSignedOut }: { me: Me; path: string; onSignedOut: () => void }) {
-  const workspaces = useAsync(() => {
+  const workspaces = useAsync(async () => {
     const early = workspacesAtBoot;
     workspacesAtBoot = null;
-    return must(early ?? listWorkspaces());
+    // Asked before anyone had signed in (the sign-in page), it was refused: ask again now.
+    const answer = early ? await early : null;
+    return answer?.response.ok && answer.data ? answer.data : must(listWorkspaces());
   }, []);
   const wsId = match('/w/:ws', path.split('/').slice(0, 3).join('/'))?.ws;
   const section = path.split('/')[3] ?? 'deploys';

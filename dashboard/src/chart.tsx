@@ -43,7 +43,7 @@ export function groupedBars(groups: string[], series: Array<{ label: string; val
         ...series.map((s, i) => ({ scale: s.scale, side: i === 0 ? 3 : 1, label: s.label, stroke: s.color, grid: { show: i === 0 } })),
       ],
       series: [{}, ...series.map((s) => ({ label: s.label, scale: s.scale, stroke: s.color, fill: s.color, paths: bars, points: { show: false } }))],
-      legend: { show: true },
+      legend: { show: true, live: false },
       cursor: { show: false },
     },
   };

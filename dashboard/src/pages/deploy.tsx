@@ -1,6 +1,7 @@
 import { useEffect, useMemo } from 'preact/hooks';
 import { api, must, type Schemas } from '../api.ts';
 import { Chart, COLORS, groupedBars } from '../chart.tsx';
+import { Link } from '../router.tsx';
 import { Loading, PageTitle, ProblemBanner, SeverityPill, StatePill, When, useAsync } from '../ui.tsx';
 import { SourceText, shortSha } from './deploys.tsx';
 import type { PageProps } from './index.tsx';
@@ -95,7 +96,7 @@ export function DeployPage({ workspace, params }: PageProps) {
       <ImpactSection impact={d.impact} />
       <Changes changes={d.changes} truncatedNote={d.changesTruncated ? d.changesNote : null} />
       <p>
-        <a href={`/w/${workspace.id}/deploys`}>All deploys</a>
+        <Link href={`/w/${workspace.id}/deploys`}>All deploys</Link>
       </p>
     </>
   );
@@ -212,8 +213,17 @@ const pct = (v: number | null) => (v === null ? '—' : `${v > 0 ? '+' : ''}${(v
 
 function ImpactSection({ impact }: { impact: Schemas['Impact'] | null }) {
   const chart = useMemo(() => {
-    if (!impact?.pages) return null;
+    if (!impact) return null;
     const p = impact.pages;
+    if (!p) {
+      return groupedBars(
+        ['Before', 'After'],
+        [
+          { label: 'Clicks', scale: 'clicks', color: COLORS.primary, values: [impact.before.clicks, impact.after.clicks] },
+          { label: 'Impressions', scale: 'impressions', color: COLORS.secondary, values: [impact.before.impressions, impact.after.impressions] },
+        ],
+      );
+    }
     return groupedBars(
       ['Key pages, before', 'Key pages, after', 'Other pages, before', 'Other pages, after'],
       [
@@ -232,7 +242,7 @@ function ImpactSection({ impact }: { impact: Schemas['Impact'] | null }) {
           <p>
             {impact.days} days before ({impact.before.from} to {impact.before.to}) against {impact.days} days after ({impact.after.from} to {impact.after.to}){impact.partial ? ', partial: some days have no data yet' : ''}. Clicks {pct(impact.change.clicks)}, impressions {pct(impact.change.impressions)}.
           </p>
-          {chart && <Chart label="Search clicks and impressions before and after the deploy, key pages against the other pages" options={chart.options} data={chart.data} />}
+          {chart && <Chart label={impact.pages ? 'Search clicks and impressions before and after the deploy, key pages against the other pages' : 'Search clicks and impressions before and after the deploy'} options={chart.options} data={chart.data} />}
           <table class="impact">
             <caption class="muted">Clicks and impressions before and after</caption>
             <thead>
@@ -247,26 +257,26 @@ function ImpactSection({ impact }: { impact: Schemas['Impact'] | null }) {
             <tbody>
               <tr>
                 <th scope="row">All pages</th>
-                <td class="num">{impact.before.clicks}</td>
-                <td class="num">{impact.after.clicks}</td>
-                <td class="num">{impact.before.impressions}</td>
-                <td class="num">{impact.after.impressions}</td>
+                <td class="num">{impact.before.clicks.toLocaleString()}</td>
+                <td class="num">{impact.after.clicks.toLocaleString()}</td>
+                <td class="num">{impact.before.impressions.toLocaleString()}</td>
+                <td class="num">{impact.after.impressions.toLocaleString()}</td>
               </tr>
               {impact.pages && (
                 <>
                   <tr>
                     <th scope="row">Key pages (named by findings: {impact.pages.affected.urls.length})</th>
-                    <td class="num">{impact.pages.affected.before.clicks}</td>
-                    <td class="num">{impact.pages.affected.after.clicks}</td>
-                    <td class="num">{impact.pages.affected.before.impressions}</td>
-                    <td class="num">{impact.pages.affected.after.impressions}</td>
+                    <td class="num">{impact.pages.affected.before.clicks.toLocaleString()}</td>
+                    <td class="num">{impact.pages.affected.after.clicks.toLocaleString()}</td>
+                    <td class="num">{impact.pages.affected.before.impressions.toLocaleString()}</td>
+                    <td class="num">{impact.pages.affected.after.impressions.toLocaleString()}</td>
                   </tr>
                   <tr>
                     <th scope="row">Other pages</th>
-                    <td class="num">{impact.pages.rest.before.clicks}</td>
-                    <td class="num">{impact.pages.rest.after.clicks}</td>
-                    <td class="num">{impact.pages.rest.before.impressions}</td>
-                    <td class="num">{impact.pages.rest.after.impressions}</td>
+                    <td class="num">{impact.pages.rest.before.clicks.toLocaleString()}</td>
+                    <td class="num">{impact.pages.rest.after.clicks.toLocaleString()}</td>
+                    <td class="num">{impact.pages.rest.before.impressions.toLocaleString()}</td>
+                    <td class="num">{impact.pages.rest.after.impressions.toLocaleString()}</td>
                   </tr>
                 </>
               )}

@@ -1,12 +1,15 @@
 import type { FunctionComponent } from 'preact';
 import type { Schemas } from '../api.ts';
 import { AccountPage } from './account.tsx';
+import { ActivityPage } from './activity.tsx';
 import { DeployPage } from './deploy.tsx';
 import { DeploysPage, RecordDeployPage } from './deploys.tsx';
 import { HealthPage } from './health.tsx';
 import { KeysPage } from './keys.tsx';
 import { MembersPage } from './members.tsx';
 import { SettingsPage } from './settings.tsx';
+import { LogsPage } from './logs.tsx';
+import { WebhookPage, WebhooksPage } from './webhooks.tsx';
 
 export interface PageProps {
   workspace: Schemas['Workspace'];
@@ -31,5 +34,9 @@ export const PAGES: { account: FunctionComponent<{ me: Schemas['Me'] }>; workspa
     '/keys': KeysPage,
     '/members': MembersPage,
     '/settings': SettingsPage,
+    '/webhooks': WebhooksPage,
+    '/webhooks/:id': WebhookPage,
+    '/logs': LogsPage,
+    '/activity': ActivityPage,
   },
 };

@@ -12,6 +12,7 @@ const CHECK_SCHEDULE = choices({ daily: 'Daily, at the check time', hourly: 'Hou
   string
 >);
 const CRAWL_SCHEDULE = choices({ weekly: 'Weekly, Mondays at the check time', off: 'Off: only after deploys and on demand' } satisfies Record<Schemas['CrawlSchedule'], string>);
+const RENDER_PRESET = choices({ mobile: 'Mobile (a slow phone, as Lighthouse does by default)', desktop: 'Desktop' } satisfies Record<Schemas['RenderPreset'], string>);
 const DIGEST = choices({ weekly: 'Weekly, Mondays at 09:00', daily: 'Daily at 09:00', none: 'No digest' } satisfies Record<Schemas['DigestFrequency'], string>);
 
 /** The browser's IANA time zones, with the workspace's own first in case the browser lacks it. */
@@ -20,7 +21,7 @@ function timeZones(current: string): Array<[string, string]> {
   return [...new Set([current, 'UTC', ...zones])].map((z) => [z, z.replaceAll('_', ' ')]);
 }
 
-const FIELDS = ['name', 'website', 'timezone', 'language', 'check_schedule', 'check_time', 'crawl_schedule'] as const;
+const FIELDS = ['name', 'website', 'timezone', 'language', 'check_schedule', 'check_time', 'crawl_schedule', 'render_preset'] as const;
 type Values = Record<(typeof FIELDS)[number], string>;
 const valuesOf = (w: Workspace): Values => ({
   name: w.name,
@@ -30,6 +31,7 @@ const valuesOf = (w: Workspace): Values => ({
   check_schedule: w.check_schedule,
   check_time: w.check_time,
   crawl_schedule: w.crawl_schedule,
+  render_preset: w.render_preset,
 });
 
 /**
@@ -79,6 +81,7 @@ function WorkspaceForm({ workspace, onSaved }: { workspace: Workspace; onSaved: 
               check_schedule: CHECK_SCHEDULE.is(v.check_schedule) ? v.check_schedule : undefined,
               check_time: v.check_time.trim(),
               crawl_schedule: CRAWL_SCHEDULE.is(v.crawl_schedule) ? v.crawl_schedule : undefined,
+              render_preset: RENDER_PRESET.is(v.render_preset) ? v.render_preset : undefined,
             },
           }),
         );
@@ -95,6 +98,7 @@ function WorkspaceForm({ workspace, onSaved }: { workspace: Workspace; onSaved: 
       <Select label="Site checks" options={CHECK_SCHEDULE.options} {...bind('check_schedule')} onChange={change('check_schedule')} />
       <Field label="Check time" required inputMode="numeric" hint="HH:MM, 24-hour, in the workspace’s time zone." {...bind('check_time')} onInput={change('check_time')} />
       <Select label="Crawls" options={CRAWL_SCHEDULE.options} {...bind('crawl_schedule')} onChange={change('crawl_schedule')} />
+      <Select label="Rendered checks" options={RENDER_PRESET.options} {...bind('render_preset')} onChange={change('render_preset')} />
       <ProblemBanner error={f.formError(FIELDS.map((k) => `/${k}`))} />
       {saved && <p role="status">Settings saved.</p>}
       <div>
