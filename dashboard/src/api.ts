@@ -43,8 +43,8 @@ export class ApiProblem extends Error {
 }
 
 /**
- * The data of a successful answer, or an `ApiProblem`. A 401 from an operation that needs a
- * session sends the browser to sign in again.
+ * The data of a successful answer, or an `ApiProblem`. A 401 `unauthorized` (the session ended)
+ * sends the browser to sign in again.
  */
 export async function must<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   let res: { data?: T; error?: unknown; response: Response };
@@ -54,8 +54,11 @@ export async function must<T>(call: Promise<{ data?: T; error?: unknown; respons
     throw new ApiProblem(0, null, 'The service could not be reached. Check your connection and try again.');
   }
   if (res.response.ok) return res.data as T;
-  if (res.response.status === 401 && onSignedOut) onSignedOut();
-  throw new ApiProblem(res.response.status, isProblem(res.error) ? res.error : null);
+  const problem = isProblem(res.error) ? res.error : null;
+  // Only a session that ended is `unauthorized`; a wrong password or code asked for again on a
+  // signed-in page (`invalid_credentials`, `invalid_two_step_code`) is a 401 too, and is shown.
+  if (res.response.status === 401 && (!problem || problem.code === 'unauthorized') && onSignedOut) onSignedOut();
+  throw new ApiProblem(res.response.status, problem);
 }
 
 let onSignedOut: (() => void) | null = null;

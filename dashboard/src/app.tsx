@@ -43,6 +43,8 @@ export function App() {
       <main id="main" class="narrow">
         <Public
           onSignedIn={(m) => {
+            // The list asked for at load was asked before signing in (a 401): ask again.
+            workspacesAtBoot = null;
             signedIn(m);
             const next = new URLSearchParams(location.search).get('next');
             navigate(next && next.startsWith('/') && !next.startsWith('//') ? next : '/');

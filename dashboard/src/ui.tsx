@@ -251,8 +251,11 @@ export function Pager({ pager, nextCursor, label }: { pager: ReturnType<typeof u
   );
 }
 
-/** A secret shown once: the page never stores it; copying it is one keystroke. */
-export function ShownOnce({ label, value }: { label: string; value: string }) {
+/**
+ * A secret shown once: the page never stores it; copying it is one keystroke. `done`, a button
+ * that hides it once the person has stored it.
+ */
+export function ShownOnce({ label, value, done }: { label: string; value: string; done?: { label: string; onClick: () => void } }) {
   const [copied, setCopied] = useState(false);
   return (
     <div class="shown-once" role="status">
@@ -270,6 +273,11 @@ export function ShownOnce({ label, value }: { label: string; value: string }) {
       >
         {copied ? 'Copied' : `Copy ${label.toLowerCase()}`}
       </button>
+      {done && (
+        <button type="button" class="secondary" onClick={done.onClick}>
+          {done.label}
+        </button>
+      )}
     </div>
   );
 }

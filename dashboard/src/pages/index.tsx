@@ -5,6 +5,9 @@ import { ActivityPage } from './activity.tsx';
 import { DeployPage } from './deploy.tsx';
 import { DeploysPage, RecordDeployPage } from './deploys.tsx';
 import { HealthPage } from './health.tsx';
+import { KeysPage } from './keys.tsx';
+import { MembersPage } from './members.tsx';
+import { SettingsPage } from './settings.tsx';
 import { LogsPage } from './logs.tsx';
 import { WebhookPage, WebhooksPage } from './webhooks.tsx';
 
@@ -28,6 +31,9 @@ export const PAGES: { account: FunctionComponent<{ me: Schemas['Me'] }>; workspa
     '/deploys/new': RecordDeployPage,
     '/deploys/:id': DeployPage,
     '/health': HealthPage,
+    '/keys': KeysPage,
+    '/members': MembersPage,
+    '/settings': SettingsPage,
     '/webhooks': WebhooksPage,
     '/webhooks/:id': WebhookPage,
     '/logs': LogsPage,
