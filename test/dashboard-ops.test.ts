@@ -6,8 +6,6 @@
 // HTTPS receiver (test/support/https-receiver.ts); the worker delivers the recorded deploy.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createApiKey, createUser, setPassword } from '../core/access/index.ts';
@@ -15,7 +13,7 @@ import { operatorActor } from '../core/activity/index.ts';
 import { createDb, type Db } from '../core/db/index.ts';
 import { createWorkspace } from '../core/workspaces/index.ts';
 import { uniqueEmail } from './support/api.ts';
-import { SCREENSHOTS, auditPage, launchBrowser, openContext, overflowsSideways, type Watched } from './support/browser.ts';
+import { auditPage, launchBrowser, openContext, overflowsSideways, type Watched, assertInvalid, screenshot } from './support/browser.ts';
 import { checkedFetch } from './support/contract.ts';
 import { dropCreatedDatabases, engines, freshDatabaseUrl } from './support/databases.ts';
 import { startReceiver, type Receiver } from './support/https-receiver.ts';
@@ -309,13 +307,4 @@ async function phone(page: Page, name: string) {
   await screenshot(page, name);
 }
 
-async function screenshot(page: Page, name: string) {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
 
-async function assertInvalid(field: ReturnType<Page['getByLabel']>, message: RegExp) {
-  await field.and(field.page().locator('[aria-invalid="true"]')).waitFor();
-  const described = (await field.getAttribute('aria-describedby')) ?? '';
-  assert.match(await field.page().locator(`[id="${described.split(' ').pop()}"]`).innerText(), message);
-}

@@ -7,8 +7,6 @@
 // (README.md#the-dashboard); the pages fit a 360 px phone.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { Secret, TOTP } from 'otpauth';
@@ -17,7 +15,7 @@ import { operatorActor } from '../core/activity/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi, uniqueEmail, type TestSession } from './support/api.ts';
 import { startSmtp } from './support/smtp.ts';
-import { auditPage, freePort, launchBrowser, openContext, overflowsSideways, SCREENSHOTS, type Watched } from './support/browser.ts';
+import { auditPage, freePort, launchBrowser, openContext, overflowsSideways, type Watched, assertInvalid, addVirtualAuthenticator, waitUntil, screenshot } from './support/browser.ts';
 
 after(dropCreatedDatabases);
 
@@ -170,7 +168,7 @@ for (const engine of engines()) {
 
       // The owner makes them a viewer; the viewer's own attempt to invite shows the API's 403.
       await member.getByLabel(`Role of ${email}`).selectOption('viewer');
-      await waitFor(async () =>
+      await waitUntil(async () =>
         (await api.call('GET', `/v1/workspaces/${owner.workspaceId}/members`, { session: owner.session })).body.data.some(
           (m: { email: string; role: string }) => m.email === email && m.role === 'viewer',
         ),
@@ -268,11 +266,7 @@ for (const engine of engines()) {
       await api.member(owner.workspaceId, u.userId, 'member');
       await setPassword(api.db, { userId: u.userId, password: PASSWORD, action: 'password.set_by_operator', actor: operatorActor(), keepSession: null });
       const c = await openContext(browser, base);
-      const cdp = await c.context.newCDPSession(c.page);
-      await cdp.send('WebAuthn.enable');
-      await cdp.send('WebAuthn.addVirtualAuthenticator', {
-        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-      });
+      await addVirtualAuthenticator(c);
       await signIn(c, email);
       await heading(c.page, 'Deploys').waitFor();
       await c.page.getByRole('link', { name: email }).click();
@@ -356,27 +350,5 @@ for (const engine of engines()) {
   });
 }
 
-/** A full-page screenshot only: axe already ran on the same page in another state or width. */
-async function screenshot(page: Page, name: string) {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
 
-async function assertInvalid(field: ReturnType<Page['getByLabel']>) {
-  await field.and(field.page().locator('[aria-invalid="true"]')).waitFor();
-  const described = (await field.getAttribute('aria-describedby')) ?? '';
-  const message = await field
-    .page()
-    .locator(`[id="${described.split(' ').pop()}"]`)
-    .innerText();
-  assert.match(message, /\S/, 'the API names what is wrong next to the field');
-}
 
-async function waitFor(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail('timed out');
-}

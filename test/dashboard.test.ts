@@ -19,7 +19,7 @@ import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi, uniqueEmail, type TestSession } from './support/api.ts';
 import { htmlPage, sitemapXml, startFixtureSite, type FixtureSite } from './support/fixture-site.ts';
 import { killAll, startWorkerProcess, type Proc } from './support/processes.ts';
-import { auditPage, freePort, launchBrowser, openContext, overflowsSideways, type Watched } from './support/browser.ts';
+import { auditPage, freePort, launchBrowser, openContext, overflowsSideways, type Watched, assertInvalid, addVirtualAuthenticator, waitUntil } from './support/browser.ts';
 import { startProvider, type LocalProvider } from './support/oidc-provider.ts';
 
 after(dropCreatedDatabases);
@@ -103,7 +103,7 @@ for (const engine of engines()) {
       // The baseline: a check of the site as it was.
       const first = await api.call('POST', '/v1/site-checks', { session: owner.session, body: { workspaceId: owner.workspaceId } });
       assert.equal(first.status, 201, first.text);
-      await waitFor(async () => (await api.call('GET', `/v1/site-checks/${first.body.id}`, { session: owner.session })).body.state === 'finished');
+      await waitUntil(async () => (await api.call('GET', `/v1/site-checks/${first.body.id}`, { session: owner.session })).body.state === 'finished');
       serveSite(site, { blogNoindex: true });
 
       const w = await openContext(browser, base);
@@ -264,11 +264,7 @@ for (const engine of engines()) {
       await api.member(owner.workspaceId, u.userId, 'member');
       await setPassword(api.db, { userId: u.userId, password: PASSWORD, action: 'password.set_by_operator', actor: operatorActor(), keepSession: null });
       const w = await openContext(browser, base);
-      const cdp = await w.context.newCDPSession(w.page);
-      await cdp.send('WebAuthn.enable');
-      await cdp.send('WebAuthn.addVirtualAuthenticator', {
-        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-      });
+      await addVirtualAuthenticator(w);
       await signInWithPassword(w, email);
       await heading(w.page, 'Deploys').waitFor();
       // Register the passkey as the page would, with the session's own CSRF token.
@@ -320,18 +316,4 @@ for (const engine of engines()) {
   });
 }
 
-async function assertInvalid(field: ReturnType<Page['getByLabel']>) {
-  await field.and(field.page().locator('[aria-invalid="true"]')).waitFor();
-  const described = (await field.getAttribute('aria-describedby')) ?? '';
-  const message = await field.page().locator(`[id="${described.split(' ').pop()}"]`).innerText();
-  assert.match(message, /\S/, 'the API names what is wrong next to the field');
-}
 
-async function waitFor(cond: () => Promise<boolean>, timeoutMs = 45_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  assert.fail('timed out');
-}

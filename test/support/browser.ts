@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import { responseViolations } from './contract.ts';
 import { root } from './processes.ts';
@@ -114,4 +114,37 @@ export function overflowsSideways(page: Page): Promise<string[]> {
     }
     return out.map((o) => o.name);
   })()`);
+}
+
+/** A full-page screenshot only, for a state or width whose markup axe already read elsewhere. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** The field is marked invalid and the message the API gave for it is shown next to it. */
+export async function assertInvalid(field: Locator, message: RegExp = /\S/): Promise<void> {
+  await field.and(field.page().locator('[aria-invalid="true"]')).waitFor();
+  const described = (await field.getAttribute('aria-describedby')) ?? '';
+  const text = await field.page().locator(`[id="${described.split(' ').pop()}"]`).innerText();
+  assert.match(text, message, 'the API names what is wrong next to the field');
+}
+
+/** A platform authenticator with a user-verifying passkey store, as a laptop has (Chromium's DevTools protocol). */
+export async function addVirtualAuthenticator(w: Watched): Promise<void> {
+  const cdp = await w.context.newCDPSession(w.page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+}
+
+/** Polls `cond` until it holds. */
+export async function waitUntil(cond: () => Promise<boolean>, timeoutMs = 45_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await cond()) return;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  assert.fail('timed out');
 }
