@@ -107,6 +107,9 @@ for (const engine of engines()) {
       serveSite(site, { blogNoindex: true });
 
       const w = await openContext(browser, base);
+      await w.page.goto('/sign-in');
+      await heading(w.page, 'Sign in to sitehealth').waitFor();
+      await auditPage(w.page, `${engine}-sign-in`);
       await signInWithPassword(w, owner.email);
       await heading(w.page, 'Deploys').waitFor();
       assert.match(w.page.url(), new RegExp(`/w/${owner.workspaceId}/deploys$`));

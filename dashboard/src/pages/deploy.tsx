@@ -29,9 +29,6 @@ const live = (s: Schemas['RunState'] | undefined) => s === 'queued' || s === 'ru
 export function DeployPage({ workspace, params }: PageProps) {
   const detail = useAsync(() => must(api.GET('/v1/deploys/{id}', { params: { path: { id: params.id } } })), [params.id]);
   const d = detail.data;
-  // The baseline's own issues tell persisting from resolved (GET /v1/site-checks/{id}).
-  const baselineId = d?.baseline?.id;
-  const baseline = useAsync(() => (baselineId ? must(api.GET('/v1/site-checks/{id}', { params: { path: { id: baselineId } } })) : Promise.resolve(null)), [baselineId]);
   const running = live(d?.siteCheck?.state) || live(d?.siteCrawl?.state);
   useEffect(() => {
     if (!running) return;
@@ -91,7 +88,7 @@ export function DeployPage({ workspace, params }: PageProps) {
         </dd>
       </dl>
       <ProblemBanner error={detail.error} />
-      <Findings d={d} baselineIssues={baseline.data?.issues ?? null} />
+      <Findings d={d} />
       <CrawlFindings d={d} />
       <ImpactSection impact={d.impact} />
       <Changes changes={d.changes} truncatedNote={d.changesTruncated ? d.changesNote : null} />
@@ -104,7 +101,12 @@ export function DeployPage({ workspace, params }: PageProps) {
 
 const key = (f: { kind: string; url: string }) => `${f.kind} ${f.url}`;
 
-function Findings({ d, baselineIssues }: { d: Detail; baselineIssues: Issue[] | null }) {
+function Findings({ d }: { d: Detail }) {
+  // The baseline's own issues tell persisting from resolved (GET /v1/site-checks/{id}); asked
+  // here, so its answer re-renders this section alone, not the deploy's 500 changed files.
+  const baselineId = d.baseline?.id;
+  const baseline = useAsync(() => (baselineId ? must(api.GET('/v1/site-checks/{id}', { params: { path: { id: baselineId } } })) : Promise.resolve(null)), [baselineId]);
+  const baselineIssues = baseline.data?.issues ?? null;
   const { persisting, resolved } = useMemo(() => {
     const current = new Set(d.issues.map(key));
     const fresh = new Set(d.findings.map(key));
@@ -290,7 +292,7 @@ function ImpactSection({ impact }: { impact: Schemas['Impact'] | null }) {
 
 function Changes({ changes, truncatedNote }: { changes: Schemas['Change'][]; truncatedNote: string | null }) {
   return (
-    <section aria-labelledby="changes-h">
+    <section aria-labelledby="changes-h" class="below-fold">
       <h2 id="changes-h">Changed files ({changes.length})</h2>
       {truncatedNote && <p class="muted">{truncatedNote}</p>}
       {changes.length === 0 ? (
