@@ -1,8 +1,11 @@
 // Webhook endpoints: every bound at and past its limit, URL and header rules, secrets and header
 // values, roles, bound keys and workspaces kept apart.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from '../core/db/index.ts';
+import { Keyring } from '../core/secrets/index.ts';
+import { createWebhook } from '../core/webhooks/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 
@@ -11,6 +14,41 @@ after(dropCreatedDatabases);
 const URL_OK = 'https://hooks.example.com/sitehealth';
 
 for (const engine of engines()) {
+  describe(`webhook secrets without SECRETS_KEY (${engine})`, () => {
+    let api: TestApi;
+    let o: Awaited<ReturnType<TestApi['owner']>>;
+    before(async () => {
+      api = await TestApi.start(engine, { env: { SECRETS_KEY: '', ALLOW_PRIVATE_NETWORK: '1' } });
+      o = await api.owner();
+    });
+    after(async () => {
+      await api.stop();
+    });
+
+    it('creating or rotating is 503 secrets_unconfigured and stores nothing, as for every sealed credential', async () => {
+      const res = await api.call('POST', '/v1/webhooks', { key: o.apiKey, allow5xx: true, body: { workspaceId: o.workspaceId, url: URL_OK, events: ['deploy.recorded'] } });
+      assert.equal(res.status, 503, res.text);
+      assert.equal(res.body.code, 'secrets_unconfigured');
+      assert.deepEqual(await api.db('webhooks').select('id'), []);
+
+      // A webhook sealed under a key this server does not have (SECRETS_KEY unset since).
+      const sealed = await createWebhook(api.db, { workspaceId: o.workspaceId, url: 'https://127.0.0.1:9/hook', events: ['deploy.recorded'] }, { allowPrivateNetwork: true, keyring: new Keyring([crypto.randomBytes(32)]) });
+      const before = await api.db('webhooks').where({ id: sealed.id }).first();
+      const rotate = await api.call('PUT', `/v1/webhooks/${sealed.id}`, { key: o.apiKey, allow5xx: true, body: { secret: 'a-new-secret-of-enough-length', name: 'renamed' } });
+      assert.equal(rotate.status, 503, rotate.text);
+      assert.equal(rotate.body.code, 'secrets_unconfigured');
+      assert.deepEqual(await api.db('webhooks').where({ id: sealed.id }).first(), before, 'nothing changed');
+
+      // Nothing can be signed: the attempt fails without being sent, and says why.
+      const test = await api.call('POST', `/v1/webhooks/${sealed.id}/test`, { key: o.apiKey });
+      assert.equal(test.status, 200, test.text);
+      assert.equal(test.body.status, 'failed');
+      assert.equal(test.body.responseStatus, null);
+      const detail = await api.call('GET', `/v1/webhooks/${sealed.id}/deliveries/${test.body.id}`, { key: o.apiKey });
+      assert.match(detail.body.responseBody, /signing secret cannot be opened/);
+    });
+  });
+
   for (const allowPrivate of ['0', '1']) {
     describe(`webhook endpoints (${engine}, ALLOW_PRIVATE_NETWORK=${allowPrivate})`, () => {
       let api: TestApi;
@@ -112,8 +150,13 @@ for (const engine of engines()) {
         const rotated = (await api.call('PUT', `/v1/webhooks/${hook.id}`, { key: o.apiKey, body: { secret: 'a-new-secret-of-enough-length' } })).body;
         assert.equal(rotated.secret, 'a-new-secret-of-enough-length');
         for (const body of [read, listed, renamed, rotated]) assert.doesNotMatch(JSON.stringify(body), /super-private-value/);
-        const stored = await Webhook.query(api.db).findById(hook.id);
-        assert.equal(stored!.previous_secret, hook.secret, 'the old secret keeps signing for a while');
+        // Sealed at rest (README, SECRETS_KEY): the columns, read as they are, hold neither secret.
+        const [raw] = await api.db('webhooks').where({ id: hook.id }).select('secret', 'previous_secret');
+        for (const column of [raw.secret, raw.previous_secret]) {
+          assert.match(column, /^v1\.[0-9a-f]{8}\./, 'a sealed value');
+          for (const plain of [hook.secret, hook.secret.slice(6), rotated.secret]) assert.ok(!column.includes(plain), 'no plaintext secret in the row');
+        }
+        assert.notEqual(raw.secret, raw.previous_secret);
       });
 
       it('headers replace the set; a null value keeps the stored one; headers: null clears them', async () => {

@@ -68,6 +68,14 @@ export class Keyring {
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
   }
 
+  /**
+   * Whether `value` has the shape of a sealed value (whoever sealed it): tells a value sealed
+   * already from one a previous release stored as it was.
+   */
+  static isSealed(value: string): boolean {
+    return /^v1\.[0-9a-f]{8}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]*$/.test(value);
+  }
+
   /** Whether a sealed value was sealed by an older key (a rotation re-seals it). */
   isStale(sealed: SealedSecret): boolean {
     return sealed.split('.')[1] !== this.currentKeyId;

@@ -3,6 +3,7 @@ import type { Schemas } from '../contract/index.ts';
 import { cancelJobs } from '../jobs/index.ts';
 import { webhookEnabled, webhookPaused, type Actor } from '../activity/index.ts';
 import { NotFound, isUuid, newId, nowMs, redactSecrets, toIso } from '../platform/index.ts';
+import { Keyring } from '../secrets/index.ts';
 import { generateSecret } from './signing.ts';
 import { assertWebhookUrl, headerPairs } from './validate.ts';
 
@@ -25,9 +26,60 @@ export function webhookToApi(w: Webhook): Schemas['Webhook'] {
   };
 }
 
-/** The secrets that sign a delivery now: the current one, and the previous one during its overlap. */
-export function signingSecrets(w: Webhook, now: number): string[] {
-  return w.previous_secret && (w.previous_secret_until ?? 0) > now ? [w.secret, w.previous_secret] : [w.secret];
+// Signing secrets are sealed at rest with SECRETS_KEY (core/secrets, docs/operating.md#rotating-secrets_key):
+// the database alone, or a backup of it, signs nothing. A sealed value names its row and column,
+// so one copied to another webhook or column does not open.
+type SecretColumn = 'secret' | 'previous_secret';
+const sealContext = (id: string, column: SecretColumn) => `webhooks/${id}/${column}`;
+
+/** The plaintext secrets of a webhook, for signing and for redacting echoes; never stored, logged or returned. */
+export interface OpenedSecrets {
+  /** The current one first, then the previous one while it still signs (24 hours after a rotation). */
+  signing: string[];
+  /** Every secret a receiver might echo: the previous one too, after its overlap. */
+  all: string[];
+}
+
+/** Opens a webhook's secrets (throws when SECRETS_KEY no longer lists the key that sealed them). */
+export function openSecrets(w: Webhook, keyring: Keyring, now: number): OpenedSecrets {
+  const current = keyring.open(w.secret, sealContext(w.id, 'secret'));
+  const previous = w.previous_secret === null ? null : keyring.open(w.previous_secret, sealContext(w.id, 'previous_secret'));
+  return {
+    signing: previous !== null && (w.previous_secret_until ?? 0) > now ? [current, previous] : [current],
+    all: previous === null ? [current] : [current, previous],
+  };
+}
+
+function openOrNull(keyring: Keyring, sealed: string, context: string): string | null {
+  try {
+    return keyring.open(sealed, context);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `npm run admin -- secrets reseal`: seals again what an older key sealed, and seals any secret
+ * stored as it was (by a server of a release before sealing, during a rolling upgrade);
+ * returns how many webhooks changed.
+ */
+export async function resealWebhookSecrets(db: DbOrTrx, keyring: Keyring): Promise<number> {
+  let count = 0;
+  for (const w of await Webhook.query(db).select('id', 'secret', 'previous_secret')) {
+    const again = (value: string | null, column: SecretColumn): string | null | undefined => {
+      if (value === null) return undefined;
+      if (!Keyring.isSealed(value)) return keyring.seal(value, sealContext(w.id, column));
+      return keyring.isStale(value) ? keyring.seal(keyring.open(value, sealContext(w.id, column)), sealContext(w.id, column)) : undefined;
+    };
+    const secret = again(w.secret, 'secret');
+    const previous = again(w.previous_secret, 'previous_secret');
+    if (secret === undefined && previous === undefined) continue;
+    await Webhook.query(db)
+      .findById(w.id)
+      .patch({ ...(secret ? { secret } : {}), ...(previous ? { previous_secret: previous } : {}) });
+    count++;
+  }
+  return count;
 }
 
 export async function getWebhook(db: DbOrTrx, id: string): Promise<Webhook> {
@@ -48,19 +100,21 @@ export async function listWebhooks(db: DbOrTrx, workspaceIds: string[]): Promise
 export async function createWebhook(
   db: DbOrTrx,
   input: Schemas['WebhookCreate'],
-  o: { allowPrivateNetwork: boolean },
+  o: { allowPrivateNetwork: boolean; keyring: Keyring },
 ): Promise<Schemas['WebhookWithSecret']> {
   assertWebhookUrl(input.url, o.allowPrivateNetwork);
   const headers = headerPairs(input.headers ?? {});
   const now = nowMs();
+  const id = newId();
   const secret = input.secret ?? generateSecret();
   const row = await Webhook.query(db).insert({
-    id: newId(),
+    id,
     workspace_id: input.workspaceId,
     name: input.name === undefined ? null : redactSecrets(input.name),
     url: input.url,
     events: [...new Set(input.events)],
-    secret,
+    // Without SECRETS_KEY this throws secrets_unconfigured (503) and nothing is stored.
+    secret: o.keyring.seal(secret, sealContext(id, 'secret')),
     previous_secret: null,
     previous_secret_until: null,
     headers,
@@ -84,7 +138,7 @@ export async function updateWebhook(
   db: DbOrTrx,
   id: string,
   input: Schemas['WebhookUpdate'],
-  o: { allowPrivateNetwork: boolean; actor: Actor },
+  o: { allowPrivateNetwork: boolean; actor: Actor; keyring: Keyring },
 ): Promise<Schemas['Webhook'] | Schemas['WebhookWithSecret']> {
   if (input.url !== undefined) assertWebhookUrl(input.url, o.allowPrivateNetwork);
   return withTransaction(db, async (trx) => {
@@ -99,8 +153,11 @@ export async function updateWebhook(
     if (input.events !== undefined) patch.events = [...new Set(input.events)];
     if (input.headers !== undefined) patch.headers = input.headers === null ? [] : headerPairs(input.headers, w.headers);
     if (input.secret !== undefined) {
-      patch.secret = input.secret;
-      patch.previous_secret = w.secret;
+      // Sealed before anything is written: without SECRETS_KEY, 503 and nothing changed.
+      patch.secret = o.keyring.seal(input.secret, sealContext(w.id, 'secret'));
+      // A secret whose key SECRETS_KEY no longer lists (a lost key) signs nothing: it is dropped.
+      const previous = openOrNull(o.keyring, w.secret, sealContext(w.id, 'secret'));
+      patch.previous_secret = previous === null ? null : o.keyring.seal(previous, sealContext(w.id, 'previous_secret'));
       patch.previous_secret_until = now + ROTATION_OVERLAP_MS;
     }
     const wasActive = Boolean(w.active);
