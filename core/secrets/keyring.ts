@@ -15,7 +15,7 @@ interface Key {
 /** The server has no SECRETS_KEY, so nothing secret can be stored (503, nothing changed). */
 export class SecretsUnavailable extends ServiceUnavailable {
   constructor() {
-    super('This server has no SECRETS_KEY, so it cannot store a token; ask the operator to set one.', 3600, 'secrets_unconfigured', 'Secrets key missing');
+    super('This server has no SECRETS_KEY, so it cannot store a token or secret; ask the operator to set one.', 3600, 'secrets_unconfigured', 'Secrets key missing');
   }
 }
 
