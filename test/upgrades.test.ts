@@ -83,6 +83,16 @@ for (const engine of engines()) {
           assert.ok(!column.includes(plain) && !column.includes(plain.slice(6)), 'no plaintext left');
         }
         assert.deepEqual(await migrateLatest(db), [], 'applied once');
+
+        // A webhook a server of the previous release created during the rollout, stored as given:
+        // secrets reseal seals it.
+        const late = crypto.randomUUID();
+        await db('webhooks').insert({ ...(await db('webhooks').where({ id }).first()), id: late, secret: 'created by a previous-release server', previous_secret: null, previous_secret_until: null });
+        const resealed = await runCli(url, ['secrets', 'reseal', '--json']);
+        assert.equal(resealed.code, 0, resealed.stderr);
+        assert.equal(resealed.json.webhookSecrets, 1);
+        assert.match((await db('webhooks').where({ id: late }).first()).secret, /^v1\.[0-9a-f]{8}\./);
+        assert.deepEqual(await stored(), sealed, 'what was sealed already is left alone');
       } finally {
         await db.destroy();
       }
