@@ -40,22 +40,20 @@ export interface OpenedSecrets {
   all: string[];
 }
 
+/** One sealed column of a webhook, opened (throws when SECRETS_KEY no longer lists the key that sealed it). */
+function openColumn(w: Webhook, column: SecretColumn, keyring: Keyring): string | null {
+  const sealed = w[column];
+  return sealed === null ? null : keyring.open(sealed, sealContext(w.id, column));
+}
+
 /** Opens a webhook's secrets (throws when SECRETS_KEY no longer lists the key that sealed them). */
 export function openSecrets(w: Webhook, keyring: Keyring, now: number): OpenedSecrets {
-  const current = keyring.open(w.secret, sealContext(w.id, 'secret'));
-  const previous = w.previous_secret === null ? null : keyring.open(w.previous_secret, sealContext(w.id, 'previous_secret'));
+  const current = openColumn(w, 'secret', keyring)!;
+  const previous = openColumn(w, 'previous_secret', keyring);
   return {
     signing: previous !== null && (w.previous_secret_until ?? 0) > now ? [current, previous] : [current],
     all: previous === null ? [current] : [current, previous],
   };
-}
-
-function openOrNull(keyring: Keyring, sealed: string, context: string): string | null {
-  try {
-    return keyring.open(sealed, context);
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -156,7 +154,12 @@ export async function updateWebhook(
       // Sealed before anything is written: without SECRETS_KEY, 503 and nothing changed.
       patch.secret = o.keyring.seal(input.secret, sealContext(w.id, 'secret'));
       // A secret whose key SECRETS_KEY no longer lists (a lost key) signs nothing: it is dropped.
-      const previous = openOrNull(o.keyring, w.secret, sealContext(w.id, 'secret'));
+      let previous: string | null = null;
+      try {
+        previous = openColumn(w, 'secret', o.keyring);
+      } catch {
+        // it cannot sign: dropped
+      }
       patch.previous_secret = previous === null ? null : o.keyring.seal(previous, sealContext(w.id, 'previous_secret'));
       patch.previous_secret_until = now + ROTATION_OVERLAP_MS;
     }
