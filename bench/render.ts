@@ -101,7 +101,8 @@ async function main(): Promise<void> {
   const failures: string[] = [];
   const t0 = performance.now();
   for (let i = 0; i < REPEATS; i++) {
-    const { renders } = await renderPages(urls, { mode: 'on', runs: RUNS, timeoutMs: 60_000, allowPrivateNetwork: true, log });
+    // Lighthouse's default preset, as `lhci collect` uses by default: the two are compared below.
+    const { renders } = await renderPages(urls, { mode: 'on', runs: RUNS, timeoutMs: 60_000, preset: 'mobile', allowPrivateNetwork: true, log });
     for (const [u, r] of renders) {
       if (r.state === 'rendered') byUrl.get(u)!.push(r);
       else failures.push(`${u}: ${r.reason}`);

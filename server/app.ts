@@ -9,6 +9,7 @@ import { documentText, listOperations, type Operation } from '../core/contract/i
 import { DomainError, NotFound, type Config } from '../core/platform/index.ts';
 import { compileValidators } from './validation.ts';
 import { etag } from './docs.ts';
+import { dashboard } from './dashboard.ts';
 import { discardRequestLog, type RequestLogSink } from './request-log.ts';
 import { HttpMetrics } from './metrics.ts';
 import { ROW_RESOURCES } from './resources.ts';
@@ -60,6 +61,7 @@ export function createApp(opts: AppOptions): Koa {
   app.use(compress({ threshold: 1024, br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } }));
   app.use(requestContext(log, recordCompletion({ log, metrics, requestLog: opts.requestLog ?? discardRequestLog })));
   app.use(serviceRoutes({ db, metrics, metricsToken: config.metricsToken, docJson, docTag: etag(docJson) }));
+  app.use(dashboard());
 
   const router = new Router();
   const authenticated = authenticate(db, tableOf);

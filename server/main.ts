@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, loadConfig, stopGracefully } from '../core/platform/index.ts';
 import { User, bindModels, createDb, migrateLatest } from '../core/db/index.ts';
 import { startServer } from './server.ts';
+import { dashboardBuild } from './dashboard.ts';
 
 const config = loadConfig();
 const log = createLogger('server', config.logLevel);
@@ -12,6 +13,9 @@ bindModels(db);
 await migrateLatest(db);
 
 const server = await startServer({ db, config, log });
+// Bundled now rather than on the first visit, so the first page loads at full speed; a failure
+// only means the dashboard answers 503 (the API is unaffected).
+dashboardBuild().catch((err: unknown) => log.error({ err }, 'the dashboard could not be built'));
 const { address, port } = server.http.address() as AddressInfo;
 log.info({ address, port }, 'sitehealth API listening');
 
@@ -28,6 +32,8 @@ if ((await User.query(db).resultSize()) === 0) {
   // Printed plainly (not as JSON) because a person reads it on first start.
   process.stdout.write(
     '\nNo users yet. Create the owner, a workspace and an API key with:\n\n' +
-      '  npm run admin -- bootstrap --email you@example.com --workspace-name "My site" --website https://www.example.com\n\n',
+      '  npm run admin -- bootstrap --email you@example.com --workspace-name "My site" --website https://www.example.com\n\n' +
+      `To use the dashboard at ${config.publicUrl}/, give yourself a password (printed once) and sign in with it:\n\n` +
+      '  npm run -s admin -- users set-password --email you@example.com\n\n',
   );
 }

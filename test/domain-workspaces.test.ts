@@ -93,12 +93,13 @@ for (const engine of engines()) {
       const ws = await createWorkspace(db, { accountId: u.accountId, userId: u.userId, input: { name: 'Defaults Inc', website: 'https://d.example' } });
       const api = workspaceToApi(ws);
       assert.deepEqual(Object.keys(api).sort(), [
-        'check_schedule', 'check_time', 'country', 'crawl_schedule', 'created_at', 'description', 'id', 'language', 'logo', 'name', 'slug', 'timezone', 'type', 'updated_at', 'website',
+        'check_schedule', 'check_time', 'country', 'crawl_schedule', 'created_at', 'description', 'id', 'language', 'logo', 'name', 'render_preset', 'slug', 'timezone', 'type', 'updated_at', 'website',
       ]);
       assert.equal(api.slug, 'defaults-inc');
       assert.equal(api.type, 'PERSONAL');
       assert.equal(api.timezone, 'UTC');
       assert.deepEqual([api.check_schedule, api.check_time, api.crawl_schedule], ['daily', '06:00', 'weekly']);
+      assert.equal(api.render_preset, 'mobile');
       assert.equal(api.language, 'en');
       assert.equal(api.logo, null);
       assert.equal(api.country, null);

@@ -22,7 +22,7 @@ const bodySignature = (secret: string, body: string) => {
   return `v1,${crypto.createHmac('sha256', key).update(body, 'utf8').digest('base64')}`;
 };
 
-const SEALING = '20261201000100_webhook_secrets_sealed.ts';
+const SEALING = '20261201000200_webhook_secrets_sealed.ts';
 
 for (const engine of engines()) {
   describe(`a database ahead of this release (${engine})`, () => {

@@ -37,7 +37,7 @@ export interface Authenticated {
 /** last_used_at is refreshed at most this often per key, so reads do not all become writes. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-const WORKSPACE_COLUMNS = ['id', 'account_id', 'name', 'slug', 'type', 'logo', 'website', 'timezone', 'country', 'description', 'language', 'check_schedule', 'check_time', 'crawl_schedule', 'schedule_changed_at', 'created_at', 'updated_at'] as const;
+const WORKSPACE_COLUMNS = ['id', 'account_id', 'name', 'slug', 'type', 'logo', 'website', 'timezone', 'country', 'description', 'language', 'check_schedule', 'check_time', 'crawl_schedule', 'render_preset', 'schedule_changed_at', 'created_at', 'updated_at'] as const;
 
 // Written out once and prepared per connection (runSql's `prepared`, core/db/statements.ts) rather than built and
 // planned per request: on this path the query builder and PostgreSQL's planner cost more than

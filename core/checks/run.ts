@@ -12,7 +12,7 @@ import { renderPages } from '../render/index.ts';
 import { chooseKeyPages } from './key-pages.ts';
 import { finishedCheckBefore } from './checks.ts';
 import { suspectChanges } from './suspects.ts';
-import { siteCheckToApi } from './to-api.ts';
+import { pageFromRow, siteCheckToApi } from './to-api.ts';
 
 export interface RunOptions extends Omit<SiteFetcherOptions, 'signal'> {
   signal: AbortSignal;
@@ -52,7 +52,7 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
   const startedAt = nowMs();
   await SiteCheck.query(db).findById(checkId).whereIn('state', ['queued', 'running']).patch({ state: 'running', started_at: startedAt });
 
-  const workspace = await Workspace.query(db).findById(check.workspace_id).select('website');
+  const workspace = await Workspace.query(db).findById(check.workspace_id).select('website', 'render_preset');
   if (!workspace) return; // deleted meanwhile: its checks went with it
   const home = workspace.website;
   const verdict = checkPublicUrl(home, { allowPrivateNetwork: o.allowPrivateNetwork, httpsOnly: false });
@@ -69,7 +69,7 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
   const keyPages = await chooseKeyPages(db, { workspaceId: check.workspace_id, home: first.record.finalUrl || home, fetcher, robots });
   const rest = await mapLimit(keyPages, o.concurrency ?? 4, (url) => fetcher.page(url, robots));
   const fetched = [first.record, ...rest.map((p) => p.record)];
-  const pages = await withRenders(fetched, o);
+  const pages = await withRenders(fetched, workspace.render_preset, o);
 
   const site = await siteFacts(fetcher, robotsFile, first, startedAt);
 
@@ -77,7 +77,7 @@ export async function runSiteCheck(db: Db, checkId: string, o: RunOptions): Prom
   const { changes, explanation, deploys } = baseline
     ? await suspectChanges(db, check, Number(baseline.started_at ?? baseline.scheduled_at), startedAt, 'check')
     : { changes: [], explanation: null, deploys: 0 };
-  const raw = baseline ? [...compareSites(baseline.site, site, { checkedAt: startedAt, deploysBetween: deploys }), ...compareChecks(baseline.pages, pages), ...compareRendered(baseline.pages, pages)].sort(bySeverity) : [];
+  const raw = baseline ? [...compareSites(baseline.site, site, { checkedAt: startedAt, deploysBetween: deploys }), ...compareChecks(baseline.pages.map(pageFromRow), pages), ...compareRendered(baseline.pages.map(pageFromRow), pages)].sort(bySeverity) : [];
   const spread = (kind: string) => raw.filter((f) => f.kind === kind).length / pages.length;
   // Clicks as of now, for the events' payloads; the API reads them again when a finding is read.
   const clicks = await clicksByUrl(db, check.workspace_id, raw.map((f) => f.url));
@@ -107,13 +107,13 @@ async function siteFacts(fetcher: SiteFetcher, robotsFile: Awaited<ReturnType<Si
  * Each page with its render record: pages that answered 2xx are rendered (home page and key
  * pages alike); the others are `skipped`, their HTML status already says what is wrong.
  */
-async function withRenders(pages: Schemas['PageRecord'][], o: RunOptions): Promise<Schemas['PageRecord'][]> {
+async function withRenders(pages: Schemas['PageRecord'][], preset: Schemas['RenderPreset'], o: RunOptions): Promise<Schemas['PageRecord'][]> {
   const answered = (p: Schemas['PageRecord']) => p.status !== null && p.status >= 200 && p.status < 300;
   const { renders } = await renderPages(
     pages.filter(answered).map((p) => p.url),
-    { mode: o.render?.mode ?? 'off', runs: o.render?.runs ?? 3, timeoutMs: o.render?.timeoutMs ?? 30_000, allowPrivateNetwork: o.allowPrivateNetwork === true, log: o.log, signal: o.signal },
+    { mode: o.render?.mode ?? 'off', runs: o.render?.runs ?? 3, timeoutMs: o.render?.timeoutMs ?? 30_000, preset, allowPrivateNetwork: o.allowPrivateNetwork === true, log: o.log, signal: o.signal },
   );
-  const notRendered = { state: 'skipped' as const, reason: 'the page did not answer 2xx', runs: 0, title: null, canonical: null, robots: [], metrics: null, weight: null, scores: null };
+  const notRendered = { state: 'skipped' as const, reason: 'the page did not answer 2xx', runs: 0, title: null, canonical: null, robots: [], hreflang: [], structuredDataTypes: [], preset: null, metrics: null, weight: null, scores: null };
   return pages.map((p) => ({ ...p, render: renders.get(p.url) ?? notRendered }));
 }
 

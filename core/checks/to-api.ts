@@ -2,8 +2,21 @@ import type { SiteCheck } from '../db/index.ts';
 import type { Schemas } from '../contract/index.ts';
 import { toIso } from '../platform/index.ts';
 
+type PageRecord = Schemas['PageRecord'];
+
+/**
+ * A stored page record as the API (and a comparison with a newer check) reads it: renders stored
+ * before rendered hreflang, structured data and the preset were kept have none of them. Those
+ * read as empty, and as the preset every render used then, Lighthouse's default (mobile).
+ */
+export function pageFromRow(p: PageRecord): PageRecord {
+  const r = p.render as (Omit<NonNullable<PageRecord['render']>, 'hreflang' | 'structuredDataTypes' | 'preset'> & Partial<NonNullable<PageRecord['render']>>) | undefined;
+  if (!r || (r.hreflang && r.structuredDataTypes && r.preset !== undefined)) return p;
+  return { ...p, render: { ...r, hreflang: r.hreflang ?? [], structuredDataTypes: r.structuredDataTypes ?? [], preset: r.preset !== undefined ? r.preset : r.state === 'rendered' ? 'mobile' : null } };
+}
+
 export function siteCheckToApi(row: SiteCheck): Schemas['SiteCheck'] {
-  const pages = row.pages ?? [];
+  const pages = (row.pages ?? []).map(pageFromRow);
   return {
     id: row.id,
     workspaceId: row.workspace_id,

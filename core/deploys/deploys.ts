@@ -32,6 +32,8 @@ export interface ListDeploysQuery {
   from?: string;
   /** A UTC date (through its last millisecond) or a date-time with an offset, inclusive. */
   to?: string;
+  environment?: string;
+  source?: Schemas['DeploySource'];
   limit: number;
   cursor?: string;
 }
@@ -58,6 +60,8 @@ export async function listDeploys(db: DbOrTrx, workspaceId: string, q: ListDeplo
   const query = Deploy.query(db).where({ workspace_id: workspaceId });
   if (fromMs !== undefined) query.andWhere('deployed_at', '>=', fromMs);
   if (toMs !== undefined) query.andWhere('deployed_at', '<=', toMs);
+  if (q.environment !== undefined) query.andWhere('environment', q.environment);
+  if (q.source !== undefined) query.andWhere('source', q.source);
   if (q.cursor !== undefined) afterKeyset(query, 'deployed_at', decodeCursor(q.cursor, 'this list'));
   const rows = await query
     .orderBy([
@@ -74,7 +78,11 @@ export async function listDeploys(db: DbOrTrx, workspaceId: string, q: ListDeplo
   return {
     data: page.map((r) => {
       const check = checks.get(r.id);
-      return { ...deployToApi(r), siteCheck: check ? siteCheckToApi(check) : null };
+      return {
+        ...deployToApi(r),
+        siteCheck: check ? siteCheckToApi(check) : null,
+        newFindingCount: check?.state === 'finished' ? (check.findings?.findings?.length ?? 0) : null,
+      };
     }),
     meta: { next_cursor: rows.length > q.limit ? encodeCursor({ at: Number(last.deployed_at), id: last.id }) : null },
   };

@@ -16,15 +16,19 @@ export interface RecordResult {
 }
 
 /**
- * A deploy recorded by a connected repository rather than an API key: its source names the
- * host, and its changes say whether they are partial and why (spec/deploys.tsp).
+ * A deploy recorded by a connected repository or by a person rather than an API key: its source
+ * names the host (or `manual`), and its changes say whether they are partial and why
+ * (spec/deploys.tsp).
  */
 export interface DeployOrigin {
-  source: 'github' | 'gitlab';
-  connectionId: string;
+  source: 'github' | 'gitlab' | 'manual';
+  connectionId: string | null;
   changesTruncated: boolean;
   changesNote: string | null;
 }
+
+/** A person recording a deploy with a session (the dashboard's form): `source: manual`. */
+export const MANUAL_ORIGIN: DeployOrigin = { source: 'manual', connectionId: null, changesTruncated: false, changesNote: null };
 
 export interface ScheduleDelays {
   siteCheckDelaySeconds: number;

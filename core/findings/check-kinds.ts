@@ -88,12 +88,21 @@ const sameUrl = (a: string, b: string) => {
 
 /** The page's render when every run finished, else null: a failed or skipped render is never judged. */
 const rendered = (p: Page) => (p.render?.state === 'rendered' ? p.render : null);
-/** A rendered metric of both pages, or null when either lacks it. */
-function pair(b: Page, a: Page, get: (r: NonNullable<Page['render']>) => number | null | undefined): [number, number] | null {
+/**
+ * Both pages' renders when both finished with the same Lighthouse preset, else null: a mobile
+ * and a desktop render measure different devices (spec/workspaces.tsp RenderPreset).
+ */
+export function renderedPair(b: Page, a: Page): [NonNullable<Page['render']>, NonNullable<Page['render']>] | null {
   const rb = rendered(b);
   const ra = rendered(a);
-  const x = rb ? get(rb) : null;
-  const y = ra ? get(ra) : null;
+  return rb && ra && rb.preset === ra.preset ? [rb, ra] : null;
+}
+/** A rendered metric of both pages, or null when either lacks it. */
+function pair(b: Page, a: Page, get: (r: NonNullable<Page['render']>) => number | null | undefined): [number, number] | null {
+  const both = renderedPair(b, a);
+  if (!both) return null;
+  const x = get(both[0]);
+  const y = get(both[1]);
   return typeof x === 'number' && typeof y === 'number' ? [x, y] : null;
 }
 const CATEGORIES = [

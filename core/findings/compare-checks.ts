@@ -1,5 +1,5 @@
 import type { Schemas } from '../contract/index.ts';
-import { CHECK_KINDS, type CheckFindingKind, type Severity } from './check-kinds.ts';
+import { CHECK_KINDS, renderedPair, type CheckFindingKind, type Severity } from './check-kinds.ts';
 
 type Page = Schemas['PageRecord'];
 
@@ -54,24 +54,41 @@ export function judgeCheck(pages: readonly Page[]): Schemas['SiteCheckIssue'][] 
 }
 
 /** The kinds judged on the rendered DOM as well (spec/site-checks.tsp, CheckFindingKind). */
-export const RENDERED_KINDS: ReadonlySet<CheckFindingKind> = new Set(['noindex_added', 'nofollow_added', 'title_missing', 'canonical_changed', 'canonical_removed']);
+export const RENDERED_KINDS: ReadonlySet<CheckFindingKind> = new Set([
+  'noindex_added',
+  'nofollow_added',
+  'title_missing',
+  'canonical_changed',
+  'canonical_removed',
+  'structured_data_removed',
+  'hreflang_removed',
+]);
 
 /**
- * The page as a search engine that renders sees it: the rendered title and canonical, and the
- * rendered meta robots added to the HTML's directives (which hold X-Robots-Tag, a header no script
- * can change; a directive the HTML had and a script removed still counts, so removing a tag never
- * reads as adding one). Null unless fully rendered.
+ * The page as a search engine that renders sees it: the rendered title, canonical, hreflang
+ * alternates and structured-data types, and the rendered meta robots added to the HTML's
+ * directives (which hold X-Robots-Tag, a header no script can change; a directive the HTML had and
+ * a script removed still counts, so removing a tag never reads as adding one).
  */
-function renderedView(p: Page): Page | null {
-  const r = p.render;
-  if (!r || r.state !== 'rendered') return null;
-  return { ...p, title: r.title, canonical: r.canonical, robots: [...new Set([...p.robots, ...r.robots])] };
+function renderedView(p: Page, r: NonNullable<Page['render']>): Page {
+  return {
+    ...p,
+    title: r.title,
+    canonical: r.canonical,
+    robots: [...new Set([...p.robots, ...r.robots])],
+    hreflang: r.hreflang,
+    structuredDataTypes: r.structuredDataTypes,
+  };
 }
+
+/** A rendered value that is gone altogether reads as `none`, not as a blank. */
+const shown = (v: unknown) => (v === null || v === undefined || v === '' ? 'none' : String(v));
 
 /**
  * The rendered-tag findings that the HTML comparison did not already report: a page rendered in
  * both checks whose rendered value got worse. The HTML did not change that way, so JavaScript
- * did it, and `after` says so. A page not rendered in either check (skipped, failed) adds nothing.
+ * did it, and `after` says so. A page not rendered in either check (skipped, failed), or rendered
+ * with another preset, adds nothing.
  */
 export function compareRendered(baseline: readonly Page[], current: readonly Page[]): RawCheckFinding[] {
   const before = new Map(baseline.map((p) => [p.url, p]));
@@ -79,15 +96,16 @@ export function compareRendered(baseline: readonly Page[], current: readonly Pag
   const out: RawCheckFinding[] = [];
   for (const after of current) {
     const b = before.get(after.url);
-    const rb = b && renderedView(b);
-    const ra = renderedView(after);
-    if (!b || !rb || !ra) continue;
+    const both = b && renderedPair(b, after);
+    if (!b || !both) continue;
+    const rb = renderedView(b, both[0]);
+    const ra = renderedView(after, both[1]);
     const sameContent = answered(b) && answered(after) && b.finalUrl === after.finalUrl;
     for (const rule of CHECK_KINDS) {
       if (!RENDERED_KINDS.has(rule.kind) || html.has(`${rule.kind} ${after.url}`)) continue;
       if (rule.needsContent && !sameContent) continue;
       if (rule.worse(rb, ra)) {
-        out.push({ kind: rule.kind, severity: rule.severity, url: after.url, before: rule.explain(rb), after: `${String(rule.explain(ra))} (set by JavaScript)` });
+        out.push({ kind: rule.kind, severity: rule.severity, url: after.url, before: rule.explain(rb), after: `${shown(rule.explain(ra))} (set by JavaScript)` });
       }
     }
   }

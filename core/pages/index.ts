@@ -5,6 +5,8 @@
 export { analyzeHtml, FLATTEN_DEPTH, MAX_HREF_LENGTH, MAX_TEXT_FIELD, STOP_DEPTH } from './analyze-html.ts';
 export type { AnalyzeHtmlOptions, HeaderMap, Hreflang, PageAnalysis } from './analyze-html.ts';
 export { isHtmlResponse } from './decode-body.ts';
+// Also read by core/render on the rendered DOM, so both name types alike.
+export { addItemtypes, addJsonLdTypes } from './structured-data.ts';
 export { pageRecordFields } from './page-record.ts';
 export type { PageFetchFields, PageHtmlFields, PageRecord } from './page-record.ts';
 export { isSameOrigin, normalizeUrl, originOf } from './normalize-url.ts';

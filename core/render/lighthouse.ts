@@ -3,12 +3,19 @@ import os from 'node:os';
 import path from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse, { Audit, Gatherer, type Config, type Flags } from 'lighthouse';
+import desktopConfig from 'lighthouse/core/config/desktop-config.js';
+import type { Schemas } from '../contract/index.ts';
+import { addItemtypes, addJsonLdTypes } from '../pages/index.ts';
 import { CHROME_FLAGS, launchPath } from './browser.ts';
+import { RenderError } from './errors.ts';
 
 // One page rendered by Lighthouse in a fresh headless Chromium, `runs` times. Everything the
-// browser asks for goes through the guard proxy (guard-proxy.ts). Lighthouse's default (mobile)
-// preset, the four categories it has by default; the metrics are simulated from the trace
-// (Lighthouse's `simulate` throttling), which is what keeps run-to-run noise small.
+// browser asks for goes through the guard proxy (guard-proxy.ts). The workspace's preset
+// (spec/workspaces.tsp RenderPreset: Lighthouse's default mobile one, or its desktop one), the
+// four categories it has by default; the metrics are simulated from the trace (Lighthouse's
+// `simulate` throttling), which is what keeps run-to-run noise small.
+
+export type RenderPreset = Schemas['RenderPreset'];
 
 /** What one run saw. */
 export interface RunResult {
@@ -16,6 +23,12 @@ export interface RunResult {
   canonical: string | null;
   /** Directives of meta robots (and googlebot) in the rendered DOM, lower case. */
   robots: string[];
+  /** `<link rel=alternate hreflang>` of the rendered DOM: language lower case, URL resolved. */
+  hreflang: Array<{ lang: string; href: string }>;
+  /** schema.org types of the rendered DOM's JSON-LD and microdata, sorted. */
+  structuredDataTypes: string[];
+  /** The form factor Lighthouse reports it emulated. */
+  preset: RenderPreset;
   lcpMs: number | null;
   cls: number | null;
   tbtMs: number | null;
@@ -26,8 +39,22 @@ export interface RunResult {
   scores: { performance: number | null; accessibility: number | null; bestPractices: number | null; seo: number | null };
 }
 
+interface HeadArtifact {
+  title: string | null;
+  canonical: string | null;
+  robots: string[];
+  hreflang: Array<{ lang: string; href: string }>;
+  /** Texts of the JSON-LD blocks and values of itemtype attributes, parsed here (core/pages), not in the page. */
+  jsonLd: string[];
+  itemtypes: string[];
+}
+
+/** What the page may hand back of its structured data: a page of a million JSON-LD blocks is read in part. */
+const MAX_BLOCKS = 200;
+const MAX_BLOCK_CHARS = 200_000;
+
 /* The rendered head, read in the page after load. Stringified into the page: self-contained. */
-function collectHead(): { title: string | null; canonical: string | null; robots: string[] } {
+function collectHead(maxBlocks: number, maxChars: number): HeadArtifact {
   const robots: string[] = [];
   for (const m of Array.from(document.querySelectorAll('meta[name]'))) {
     const name = (m.getAttribute('name') ?? '').toLowerCase();
@@ -39,7 +66,22 @@ function collectHead(): { title: string | null; canonical: string | null; robots
   }
   const link = document.querySelector('link[rel~="canonical" i][href]') as HTMLLinkElement | null;
   const title = document.title.trim();
-  return { title: title === '' ? null : title, canonical: link ? link.href : null, robots };
+  const hreflang: Array<{ lang: string; href: string }> = [];
+  const seen = new Set<string>();
+  for (const a of Array.from(document.querySelectorAll('link[rel~="alternate" i][hreflang][href]')) as HTMLLinkElement[]) {
+    const lang = (a.getAttribute('hreflang') ?? '').trim().toLowerCase();
+    // `.href` is resolved against the document's base; an empty href resolves to the page itself, which the HTML reader ignores.
+    if (lang === '' || (a.getAttribute('href') ?? '').trim() === '' || seen.has(`${lang} ${a.href}`)) continue;
+    seen.add(`${lang} ${a.href}`);
+    hreflang.push({ lang, href: a.href });
+  }
+  const jsonLd = Array.from(document.querySelectorAll('script[type="application/ld+json" i]'))
+    .slice(0, maxBlocks)
+    .map((s) => (s.textContent ?? '').slice(0, maxChars));
+  const itemtypes = Array.from(document.querySelectorAll('[itemtype]'))
+    .slice(0, maxBlocks)
+    .map((e) => (e.getAttribute('itemtype') ?? '').slice(0, maxChars));
+  return { title: title === '' ? null : title, canonical: link ? link.href : null, robots, hreflang, jsonLd, itemtypes };
 }
 
 type GatherContext = Parameters<Gatherer['getArtifact']>[0];
@@ -48,7 +90,7 @@ class RenderedHead extends Gatherer {
   meta = { supportedModes: ['navigation' as const] };
   getArtifact(context: GatherContext) {
     // Lighthouse's artifact types list its own artifacts only; this one is read back by the audit below.
-    return context.driver.executionContext.evaluate(collectHead, { args: [], useIsolation: true }) as unknown as ReturnType<Gatherer['getArtifact']>;
+    return context.driver.executionContext.evaluate(collectHead, { args: [MAX_BLOCKS, MAX_BLOCK_CHARS], useIsolation: true }) as unknown as ReturnType<Gatherer['getArtifact']>;
   }
 }
 
@@ -57,7 +99,7 @@ class RenderedHeadAudit extends Audit {
     return {
       id: 'sitehealth-rendered-head',
       title: 'Rendered head',
-      description: 'The title, canonical URL and robots directives of the rendered DOM.',
+      description: 'The title, canonical URL, robots directives, hreflang alternates and structured data of the rendered DOM.',
       scoreDisplayMode: 'informative' as const,
       requiredArtifacts: ['RenderedHead'] as unknown as typeof Audit.meta.requiredArtifacts,
     };
@@ -75,15 +117,21 @@ const CONFIG = {
   categories: { seo: { auditRefs: [{ id: 'sitehealth-rendered-head', weight: 0 }] } },
 } as unknown as Config;
 
+/** Per preset: the default settings are mobile; desktop takes Lighthouse's own desktop settings (screen, user agent, throttling). */
+const CONFIGS: Record<RenderPreset, Config> = {
+  mobile: CONFIG,
+  desktop: { ...CONFIG, settings: { ...desktopConfig.settings } },
+};
+
 export interface RenderRunsOptions {
   runs: number;
+  preset: RenderPreset;
   /** One run, load to report. */
   timeoutMs: number;
   /** `127.0.0.1:<port>` of the guard proxy. */
   proxy: string;
 }
 
-export class RenderError extends Error {}
 
 /**
  * Renders `url` `runs` times in one fresh browser (its own user-data dir, removed afterwards).
@@ -96,7 +144,7 @@ export async function renderRuns(url: string, o: RenderRunsOptions): Promise<Run
   try {
     chrome = await launchBrowser(userDataDir, o.proxy);
     const out: RunResult[] = [];
-    for (let i = 0; i < o.runs; i++) out.push(await oneRun(url, chrome, o.timeoutMs));
+    for (let i = 0; i < o.runs; i++) out.push(await oneRun(url, chrome, o.timeoutMs, CONFIGS[o.preset]));
     return out;
   } finally {
     if (chrome) {
@@ -124,7 +172,7 @@ export function launchBrowser(userDataDir: string, proxy: string): Promise<chrom
   });
 }
 
-async function oneRun(url: string, chrome: chromeLauncher.LaunchedChrome, timeoutMs: number): Promise<RunResult> {
+async function oneRun(url: string, chrome: chromeLauncher.LaunchedChrome, timeoutMs: number, config: Config): Promise<RunResult> {
   const flags: Flags = {
     port: chrome.port,
     logLevel: 'silent',
@@ -135,11 +183,19 @@ async function oneRun(url: string, chrome: chromeLauncher.LaunchedChrome, timeou
     skipAudits: ['screenshot-thumbnails', 'final-screenshot', 'bf-cache'],
   };
   let timer: NodeJS.Timeout | undefined;
+  let onExit: ((code: number | null, signal: string | null) => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new RenderError(`the page did not finish rendering within ${timeoutMs} ms`)), timeoutMs);
   });
+  // Lighthouse does not notice a browser that died while it waits for the page (a load event that
+  // never comes): the run would last until the deadline. The browser's exit ends it at once.
+  const crashed = new Promise<never>((_, reject) => {
+    onExit = (code, signal) => reject(new RenderError(`the browser failed: it ended during the render (${signal ?? `exit code ${code}`})`));
+    chrome.process.once('exit', onExit);
+  });
+  crashed.catch(() => undefined);
   try {
-    const result = await Promise.race([lighthouse(url, flags, CONFIG), deadline]);
+    const result = await Promise.race([lighthouse(url, flags, config), deadline, crashed]);
     const lhr = result?.lhr;
     if (!lhr) throw new RenderError('the browser returned no report');
     if (lhr.runtimeError) throw new RenderError(`the render failed: ${lhr.runtimeError.code}`);
@@ -155,6 +211,7 @@ async function oneRun(url: string, chrome: chromeLauncher.LaunchedChrome, timeou
     throw new RenderError(`the browser failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 300));
   } finally {
     clearTimeout(timer);
+    if (onExit) chrome.process.off('exit', onExit);
   }
 }
 
@@ -169,7 +226,10 @@ function fromReport(lhr: Lhr): RunResult {
     const s = lhr.categories[id]?.score;
     return typeof s === 'number' ? Math.round(s * 100) : null;
   };
-  const head = (lhr.audits['sitehealth-rendered-head']?.details ?? {}) as { title?: string | null; canonical?: string | null; robots?: string[] };
+  const head = (lhr.audits['sitehealth-rendered-head']?.details ?? {}) as Partial<HeadArtifact>;
+  const types = new Set<string>();
+  for (const block of head.jsonLd ?? []) addJsonLdTypes(block, types);
+  for (const value of head.itemtypes ?? []) addItemtypes(value, types);
   const weight: Record<string, number> = {};
   const items = (lhr.audits['resource-summary']?.details as { items?: Array<{ resourceType: string; transferSize: number }> } | undefined)?.items ?? [];
   for (const it of items) if (it.resourceType !== 'third-party') weight[it.resourceType] = Math.round(it.transferSize);
@@ -177,6 +237,9 @@ function fromReport(lhr: Lhr): RunResult {
     title: head.title ?? null,
     canonical: head.canonical ?? null,
     robots: Array.isArray(head.robots) ? head.robots : [],
+    hreflang: Array.isArray(head.hreflang) ? head.hreflang : [],
+    structuredDataTypes: [...types].sort(),
+    preset: lhr.configSettings.formFactor === 'desktop' ? 'desktop' : 'mobile',
     lcpMs: num('largest-contentful-paint'),
     cls: num('cumulative-layout-shift'),
     tbtMs: num('total-blocking-time'),

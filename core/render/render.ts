@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { Schemas } from '../contract/index.ts';
 import { startGuardProxy } from './guard-proxy.ts';
 import { BROWSER_PATH, browserAvailable } from './browser.ts';
-import type { RunResult } from './lighthouse.ts';
+import { RenderProcess } from './isolated.ts';
+import type { RenderPreset, RunResult } from './lighthouse.ts';
 
 type PageRender = Schemas['PageRender'];
 
@@ -13,6 +14,8 @@ export interface RenderSettings {
   runs: number;
   /** RENDER_TIMEOUT_MS: one run of one page. */
   timeoutMs: number;
+  /** The workspace's Lighthouse preset (spec/workspaces.tsp RenderPreset). */
+  preset: RenderPreset;
   allowPrivateNetwork: boolean;
   log: Logger;
   signal?: AbortSignal;
@@ -32,6 +35,9 @@ const empty = (state: PageRender['state'], reason: string): PageRender => ({
   title: null,
   canonical: null,
   robots: [],
+  hreflang: [],
+  structuredDataTypes: [],
+  preset: null,
   metrics: null,
   weight: null,
   scores: null,
@@ -62,7 +68,7 @@ export function summarize(runs: RunResult[]): PageRender {
   const types = [...new Set(runs.flatMap((r) => Object.keys(r.weight)))];
   const weight: Record<string, number> = {};
   for (const t of types) weight[t] = Math.round(median(runs.map((r) => r.weight[t] ?? null)) ?? 0);
-  const head = mode(runs.map((r) => ({ title: r.title, canonical: r.canonical, robots: r.robots })));
+  const head = mode(runs.map((r) => ({ title: r.title, canonical: r.canonical, robots: r.robots, hreflang: r.hreflang, structuredDataTypes: r.structuredDataTypes, preset: r.preset })));
   const score = (k: keyof RunResult['scores']) => round(median(runs.map((r) => r.scores[k])));
   return {
     state: 'rendered',
@@ -114,8 +120,8 @@ export async function renderPages(urls: readonly string[], s: RenderSettings): P
     for (const u of urls) renders.set(u, empty('failed', `no browser found at ${BROWSER_PATH}`));
     return { renders, htmlOnlyNote: null };
   }
-  // Loaded on first use only (see browser.ts).
-  const { renderRuns } = await import('./lighthouse.ts');
+  // Lighthouse runs in a process of its own (isolated.ts): a browser that crashes ends that page's render, not the worker.
+  const renderer = new RenderProcess();
   const proxy = await startGuardProxy({ allowPrivateNetwork: s.allowPrivateNetwork });
   try {
     for (const url of urls) {
@@ -124,7 +130,7 @@ export async function renderPages(urls: readonly string[], s: RenderSettings): P
         continue;
       }
       try {
-        renders.set(url, summarize(await inTurn(() => renderRuns(url, { runs: s.runs, timeoutMs: s.timeoutMs, proxy: proxy.address }))));
+        renders.set(url, summarize(await inTurn(() => renderer.render({ url, runs: s.runs, timeoutMs: s.timeoutMs, preset: s.preset, proxy: proxy.address }))));
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         s.log.info({ url, reason }, 'page render failed');
@@ -133,6 +139,7 @@ export async function renderPages(urls: readonly string[], s: RenderSettings): P
     }
     if (proxy.refused.length) s.log.info({ refused: proxy.refused.length }, 'browser requests to non-public addresses refused');
   } finally {
+    renderer.close();
     await proxy.close();
   }
   return { renders, htmlOnlyNote: null };

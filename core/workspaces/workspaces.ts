@@ -10,7 +10,7 @@ import { workspaceFieldErrors } from './validate.ts';
 export type WorkspaceInput = Schemas['WorkspaceCreate'];
 export type WorkspacePatch = Schemas['WorkspaceUpdate'];
 
-const DEFAULTS = { type: 'PERSONAL', timezone: 'UTC', language: 'en', check_schedule: 'daily', check_time: '06:00', crawl_schedule: 'weekly' } as const;
+const DEFAULTS = { type: 'PERSONAL', timezone: 'UTC', language: 'en', check_schedule: 'daily', check_time: '06:00', crawl_schedule: 'weekly', render_preset: 'mobile' } as const;
 
 const SCHEDULE_FIELDS = ['check_schedule', 'check_time', 'crawl_schedule', 'timezone'] as const;
 
@@ -30,6 +30,7 @@ export function workspaceToApi(row: WorkspaceRow): Schemas['Workspace'] {
     check_schedule: row.check_schedule,
     check_time: row.check_time,
     crawl_schedule: row.crawl_schedule,
+    render_preset: row.render_preset,
     created_at: toIso(row.created_at)!,
     updated_at: toIso(row.updated_at)!,
   };
@@ -101,6 +102,7 @@ export async function createWorkspace(
     check_schedule: input.check_schedule ?? DEFAULTS.check_schedule,
     check_time: input.check_time ?? DEFAULTS.check_time,
     crawl_schedule: input.crawl_schedule ?? DEFAULTS.crawl_schedule,
+    render_preset: input.render_preset ?? DEFAULTS.render_preset,
     schedule_changed_at: null,
     created_at: now,
     updated_at: now,
@@ -138,7 +140,7 @@ export async function updateWorkspace(db: DbOrTrx, id: string, input: WorkspaceP
   const patch = withoutSecrets(input);
   assertValid(patch);
   const changes: Partial<WorkspaceRow> = {};
-  for (const field of ['name', 'website', 'type', 'timezone', 'language', 'logo', 'description', 'check_schedule', 'check_time', 'crawl_schedule'] as const) {
+  for (const field of ['name', 'website', 'type', 'timezone', 'language', 'logo', 'description', 'check_schedule', 'check_time', 'crawl_schedule', 'render_preset'] as const) {
     if (patch[field] !== undefined) (changes as Record<string, unknown>)[field] = patch[field];
   }
   if (patch.country !== undefined) changes.country = patch.country === null ? null : patch.country.toUpperCase();

@@ -61,7 +61,7 @@ export class TestApi {
     readonly config: Config,
   ) {}
 
-  static async start(engine: 'sqlite' | 'postgres', opts: { env?: Record<string, string>; requestLog?: RequestLogSink } = {}): Promise<TestApi> {
+  static async start(engine: 'sqlite' | 'postgres', opts: { env?: Record<string, string>; requestLog?: RequestLogSink; port?: number } = {}): Promise<TestApi> {
     const url = await freshDatabaseUrl(engine);
     // Mail without SMTP_URL goes to files: a scratch folder, never the checkout's ./data/mail.
     const mailDir = path.join(os.tmpdir(), 'sitehealth-test-mail');
@@ -71,7 +71,7 @@ export class TestApi {
     await migrateLatest(db);
     bindModels(db);
     const log = createLogger('test-server', process.env.TEST_LOG_LEVEL || 'silent');
-    const server = await startServer({ db, config, log, port: 0, requestLog: opts.requestLog });
+    const server = await startServer({ db, config, log, port: opts.port ?? 0, requestLog: opts.requestLog });
     return new TestApi(engine, db, url, server, config);
   }
 

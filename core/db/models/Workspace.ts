@@ -18,6 +18,7 @@ export class Workspace extends Model {
   declare check_schedule: Schemas['CheckSchedule'];
   declare check_time: string;
   declare crawl_schedule: Schemas['CrawlSchedule'];
+  declare render_preset: Schemas['RenderPreset'];
   /** When a schedule setting last changed (slots before it never run), or null. */
   declare schedule_changed_at: number | null;
   declare created_at: number;

@@ -1693,16 +1693,21 @@ export interface components {
          *
          *     **Rendered metrics.** The last five kinds compare the medians of the `RENDER_RUNS` runs of the
          *     two checks (`render.metrics`, `render.weight`, `render.scores`), only where the page was
-         *     rendered in both. Each band is wider than the run-to-run spread measured by rendering the
-         *     fixture pages repeatedly (`npm run bench:render`, bench/results/render.md), so noise alone
-         *     raises none of them. A failed or skipped render raises none.
+         *     rendered in both with the same Lighthouse preset (`render.preset`: a workspace that changed its
+         *     `render_preset` gets no rendered finding from the change itself). Each band is wider than the
+         *     run-to-run spread measured by rendering the fixture pages repeatedly (`npm run bench:render`,
+         *     bench/results/render.md), so noise alone raises none of them. A failed or skipped render raises
+         *     none.
          *
-         *     **Rendered tags.** When a page was rendered in both checks (`render.state: rendered`), the kinds
-         *     `noindex_added`, `nofollow_added`, `title_missing`, `canonical_changed` and `canonical_removed`
-         *     are judged on the rendered DOM too (its title, canonical URL and meta robots, with the HTML's
-         *     X-Robots-Tag). Where the HTML did not change but the rendered value did, the finding's `after`
-         *     ends with ` (set by JavaScript)`, e.g. `"noindex (set by JavaScript)"`. A page whose render
-         *     failed or was skipped in either check is judged on its HTML alone.
+         *     **Rendered tags.** When a page was rendered in both checks (`render.state: rendered`) with the
+         *     same preset, the kinds `noindex_added`, `nofollow_added`, `title_missing`, `canonical_changed`,
+         *     `canonical_removed`, `structured_data_removed` and `hreflang_removed` are judged on the rendered
+         *     DOM too (its title, canonical URL, meta robots with the HTML's X-Robots-Tag, hreflang
+         *     alternates and structured-data types). Where the HTML did not change but the rendered value
+         *     did, the finding's `after` ends with ` (set by JavaScript)`:
+         *     `"noindex (set by JavaScript)"`, or `"none (set by JavaScript)"` when a script removed the
+         *     last of the values. A page whose render failed or was skipped in either check is judged on its
+         *     HTML alone.
          * @enum {string}
          */
         CheckFindingKind: "page_error" | "page_not_found" | "noindex_added" | "robots_blocked" | "nofollow_added" | "redirect_added" | "canonical_changed" | "title_missing" | "canonical_removed" | "meta_description_missing" | "h1_missing" | "structured_data_removed" | "hreflang_removed" | "content_shrunk" | "internal_links_dropped" | "slower_response" | "page_weight_increased" | "certificate_expiring" | "robots_txt_changed" | "sitemap_changed" | "lcp_regressed" | "cls_regressed" | "tbt_regressed" | "total_weight_increased" | "category_score_dropped";
@@ -2123,7 +2128,7 @@ export interface components {
              * @description When the deploy went live: ISO 8601 with a time zone offset (`Z` or `+hh:mm`); now when omitted on creation. A value without an offset is rejected.
              */
             deployedAt?: string;
-            /** @description Changed files, up to 500. Sending a non-empty list makes the source `cli`. */
+            /** @description Changed files, up to 500. With an API key, a non-empty list makes the source `cli` (else `webhook`); a person signed in (the dashboard) records source `manual` either way. */
             changes?: components["schemas"]["Change"][];
             /** @description Workspace to record in. Required for keys not bound to a workspace; may be omitted (or must match) for a bound key. */
             workspaceId?: components["schemas"]["uuid"];
@@ -2165,6 +2170,8 @@ export interface components {
         DeployListItem: {
             /** @description The newest site check triggered by this deploy, in any state, or null. */
             siteCheck: components["schemas"]["SiteCheck"] | null;
+            /** @description How many findings `siteCheck` raised (what got worse since its baseline); null until it is finished. */
+            newFindingCount: number | null;
         } & components["schemas"]["Deploy"];
         /** @description `deploy.recorded`: a deploy was created (not sent when an existing deploy is recorded again). */
         DeployRecordedData: {
@@ -2678,6 +2685,24 @@ export interface components {
             canonical: string | null;
             /** @description Meta robots (and googlebot) directives of the rendered DOM, lower case. */
             robots: string[];
+            /**
+             * @description The `<link rel="alternate" hreflang>` alternates of the rendered DOM, language lower case and
+             *     URL resolved, as `hreflang` of the page record reads them from the HTML (a `Link` header's
+             *     alternates are the HTML's only: no script can change a header). Empty when not rendered, and
+             *     on renders made before rendered alternates were kept.
+             */
+            hreflang: components["schemas"]["HreflangLink"][];
+            /**
+             * @description The schema.org types of the rendered DOM's JSON-LD blocks and microdata `itemtype`s, sorted,
+             *     named as `structuredDataTypes` of the page record names them (JSON-LD that a script adds
+             *     counts). Empty when not rendered, and on renders made before rendered types were kept.
+             */
+            structuredDataTypes: string[];
+            /**
+             * @description The Lighthouse preset the runs used, as Lighthouse reported it (the workspace's
+             *     `render_preset` when the check ran); null when not rendered.
+             */
+            preset: components["schemas"]["RenderPreset"] | null;
             metrics: components["schemas"]["RenderMetrics"] | null;
             /**
              * @description Bytes transferred by resource type, as Lighthouse's resource summary counts them: `total`,
@@ -2959,6 +2984,21 @@ export interface components {
             /** @description Speed Index, ms. */
             speedIndexMs: number | null;
         };
+        /**
+         * @description The Lighthouse preset of the workspace's rendered checks (see `PageRender`; rendering is on only
+         *     where the service runs with `RENDER_CHECKS=auto` or `on`):
+         *
+         *     - `mobile` (the default, Lighthouse's own default): a 412 x 823 phone screen, a mobile user
+         *     agent, a slow 4G network and a CPU four times slower than the machine's, simulated;
+         *     - `desktop`: Lighthouse's desktop preset, a 1350 x 940 screen, a desktop user agent, a fast
+         *     network and no CPU slowdown.
+         *
+         *     Metrics of the two presets are not comparable: a page's rendered findings compare it with the
+         *     baseline's render only when both used the same preset, so changing this setting raises no
+         *     rendered-metric finding on the next check.
+         * @enum {string}
+         */
+        RenderPreset: "mobile" | "desktop";
         /**
          * @description Whether a page was rendered in a browser.
          * @enum {string}
@@ -4005,6 +4045,7 @@ export interface components {
          *       "check_schedule": "daily",
          *       "check_time": "06:00",
          *       "crawl_schedule": "weekly",
+         *       "render_preset": "mobile",
          *       "created_at": "2026-11-21T10:00:00.000Z",
          *       "updated_at": "2026-11-21T10:00:00.000Z"
          *     }
@@ -4040,6 +4081,8 @@ export interface components {
             check_time: string;
             /** @description How often crawls run between deploys; see `CrawlSchedule`. */
             crawl_schedule: components["schemas"]["CrawlSchedule"];
+            /** @description The Lighthouse preset rendered checks use; see `RenderPreset`. */
+            render_preset: components["schemas"]["RenderPreset"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -4097,6 +4140,11 @@ export interface components {
              * @default weekly
              */
             crawl_schedule?: components["schemas"]["CrawlSchedule"];
+            /**
+             * @description Defaults to `mobile`.
+             * @default mobile
+             */
+            render_preset?: components["schemas"]["RenderPreset"];
         };
         /** @description One workspace. */
         WorkspaceEnvelope: {
@@ -4130,6 +4178,7 @@ export interface components {
             check_schedule?: components["schemas"]["CheckSchedule"];
             check_time?: components["schemas"]["wallTime"];
             crawl_schedule?: components["schemas"]["CrawlSchedule"];
+            render_preset?: components["schemas"]["RenderPreset"];
         };
         /** @description Binary data of WebAuthn as base64url without padding (RFC 4648 section 5), as browsers' `toJSON()` gives it. */
         base64url: string;
@@ -5105,6 +5154,10 @@ export interface operations {
                 from?: string;
                 /** @description Only deploys that went live at or before this: a UTC date (inclusive, to its last millisecond) or an ISO 8601 date-time with an offset (inclusive). */
                 to?: string;
+                /** @description Only deploys to this environment, compared exactly (`production`, `staging`). */
+                environment?: string;
+                /** @description Only deploys recorded this way (`manual` ones come from the dashboard). */
+                source?: components["schemas"]["DeploySource"];
                 /** @description How many deploys, 1 to 100. */
                 limit?: number;
                 /** @description The `meta.next_cursor` of the previous page (opaque; pass the same filters). See `PageMeta`. */
