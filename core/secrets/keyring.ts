@@ -93,3 +93,16 @@ export function keyringFor(config: { secretsKeys: readonly Buffer[] }): Keyring 
   if (!ring) keyringsByKeys.set(config.secretsKeys, (ring = new Keyring([...config.secretsKeys])));
   return ring;
 }
+
+/**
+ * The warning the server and each worker log once at start without SECRETS_KEY (README,
+ * Configuration): what is then stored unsealed, and what does not work at all; null with a key.
+ */
+export function missingKeyWarning(config: { secretsKeys: readonly Buffer[] }): string | null {
+  if (config.secretsKeys.length > 0) return null;
+  return (
+    'SECRETS_KEY is not set: webhook signing secrets are stored unsealed (readable in the database and its backups), ' +
+    'and connecting a repository or Search Console, two-step verification and single sign-on answer 503 secrets_unconfigured. ' +
+    'Set it in production (openssl rand -base64 32), then run `npm run admin -- secrets reseal` to seal the webhook secrets stored so far.'
+  );
+}

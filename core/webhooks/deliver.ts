@@ -140,10 +140,12 @@ async function send(webhook: Webhook, message: WebhookMessage, s: DeliverySettin
     // Opened per attempt, never cached: an AES-GCM open is some 20 µs against an HTTPS exchange.
     secrets = openSecrets(webhook, s.keyring, now);
   } catch {
-    // SECRETS_KEY no longer lists the key that sealed it: nothing can be signed, so nothing is
-    // sent, and the attempt fails like any other (retries, pause rule) until the key is back or
-    // the secret is rotated (docs/operating.md#rotating-secrets_key).
-    const error = "the webhook's signing secret cannot be opened: SECRETS_KEY does not list the key that sealed it";
+    // Sealed, but SECRETS_KEY is unset or no longer lists the key that sealed it: nothing can be
+    // signed, so nothing is sent, and the attempt fails like any other (retries, pause rule)
+    // until the key is back or the secret is rotated (docs/operating.md#rotating-secrets_key).
+    const error = s.keyring.configured
+      ? "the webhook's signing secret cannot be opened: SECRETS_KEY does not list the key that sealed it"
+      : "the webhook's signing secret is sealed, and this process has no SECRETS_KEY to open it";
     return { status: 'failed', responseStatus: null, responseBody: error, durationMs: 0, retryAfterSeconds: null, error };
   }
   const headers: Record<string, string> = { 'content-type': 'application/json' };

@@ -26,11 +26,19 @@ export function webhookToApi(w: Webhook): Schemas['Webhook'] {
   };
 }
 
-// Signing secrets are sealed at rest with SECRETS_KEY (core/secrets, docs/operating.md#rotating-secrets_key):
-// the database alone, or a backup of it, signs nothing. A sealed value names its row and column,
-// so one copied to another webhook or column does not open.
+// Signing secrets are sealed at rest with SECRETS_KEY when it is set (core/secrets,
+// docs/operating.md#rotating-secrets_key): the database alone, or a backup of it, then signs
+// nothing. A sealed value names its row and column, so one copied to another webhook or column
+// does not open. Without SECRETS_KEY they are stored as given, as before sealing (webhooks are
+// part of the interface a plain `npm start` serves; the processes warn at start), and
+// `secrets reseal` seals them once a key is set: a column holds either shape (Keyring.isSealed).
 type SecretColumn = 'secret' | 'previous_secret';
 const sealContext = (id: string, column: SecretColumn) => `webhooks/${id}/${column}`;
+
+/** A secret as stored: sealed when SECRETS_KEY is set, as given otherwise. */
+function storedSecret(plaintext: string, id: string, column: SecretColumn, keyring: Keyring): string {
+  return keyring.configured ? keyring.seal(plaintext, sealContext(id, column)) : plaintext;
+}
 
 /** The plaintext secrets of a webhook, for signing and for redacting echoes; never stored, logged or returned. */
 export interface OpenedSecrets {
@@ -40,13 +48,14 @@ export interface OpenedSecrets {
   all: string[];
 }
 
-/** One sealed column of a webhook, opened (throws when SECRETS_KEY no longer lists the key that sealed it). */
+/** One secret column of a webhook, opened if sealed (throws when SECRETS_KEY does not list the key that sealed it, or is unset). */
 function openColumn(w: Webhook, column: SecretColumn, keyring: Keyring): string | null {
-  const sealed = w[column];
-  return sealed === null ? null : keyring.open(sealed, sealContext(w.id, column));
+  const stored = w[column];
+  if (stored === null || !Keyring.isSealed(stored)) return stored;
+  return keyring.open(stored, sealContext(w.id, column));
 }
 
-/** Opens a webhook's secrets (throws when SECRETS_KEY no longer lists the key that sealed them). */
+/** Opens a webhook's secrets (throws when SECRETS_KEY does not list the key that sealed them, or is unset). */
 export function openSecrets(w: Webhook, keyring: Keyring, now: number): OpenedSecrets {
   const current = openColumn(w, 'secret', keyring)!;
   const previous = openColumn(w, 'previous_secret', keyring);
@@ -58,10 +67,12 @@ export function openSecrets(w: Webhook, keyring: Keyring, now: number): OpenedSe
 
 /**
  * `npm run admin -- secrets reseal`: seals again what an older key sealed, and seals any secret
- * stored as it was (by a server of a release before sealing, during a rolling upgrade);
+ * stored as it was (while SECRETS_KEY was unset, or by a server of a release before sealing);
  * returns how many webhooks changed.
  */
 export async function resealWebhookSecrets(db: DbOrTrx, keyring: Keyring): Promise<number> {
+  // Without SECRETS_KEY there is nothing to seal with: secrets stay as they are stored.
+  if (!keyring.configured) return 0;
   let count = 0;
   for (const w of await Webhook.query(db).select('id', 'secret', 'previous_secret')) {
     const again = (value: string | null, column: SecretColumn): string | null | undefined => {
@@ -111,8 +122,7 @@ export async function createWebhook(
     name: input.name === undefined ? null : redactSecrets(input.name),
     url: input.url,
     events: [...new Set(input.events)],
-    // Without SECRETS_KEY this throws secrets_unconfigured (503) and nothing is stored.
-    secret: o.keyring.seal(secret, sealContext(id, 'secret')),
+    secret: storedSecret(secret, id, 'secret', o.keyring),
     previous_secret: null,
     previous_secret_until: null,
     headers,
@@ -151,16 +161,15 @@ export async function updateWebhook(
     if (input.events !== undefined) patch.events = [...new Set(input.events)];
     if (input.headers !== undefined) patch.headers = input.headers === null ? [] : headerPairs(input.headers, w.headers);
     if (input.secret !== undefined) {
-      // Sealed before anything is written: without SECRETS_KEY, 503 and nothing changed.
-      patch.secret = o.keyring.seal(input.secret, sealContext(w.id, 'secret'));
-      // A secret whose key SECRETS_KEY no longer lists (a lost key) signs nothing: it is dropped.
+      patch.secret = storedSecret(input.secret, w.id, 'secret', o.keyring);
+      // A sealed secret whose key SECRETS_KEY does not list (a lost key) signs nothing: it is dropped.
       let previous: string | null = null;
       try {
         previous = openColumn(w, 'secret', o.keyring);
       } catch {
         // it cannot sign: dropped
       }
-      patch.previous_secret = previous === null ? null : o.keyring.seal(previous, sealContext(w.id, 'previous_secret'));
+      patch.previous_secret = previous === null ? null : storedSecret(previous, w.id, 'previous_secret', o.keyring);
       patch.previous_secret_until = now + ROTATION_OVERLAP_MS;
     }
     const wasActive = Boolean(w.active);
