@@ -13,8 +13,9 @@ export default defineCommand({
 After SECRETS_KEY gained a new first key (docs/operating.md#rotating-secrets_key), seals every
 stored credential that an older key sealed (connected repositories' tokens and secrets, Search
 Console refresh tokens, two-step secrets, single sign-on client secrets, webhook signing secrets)
-with the new one, so the older key can be removed. It also seals any webhook secret a server of a
-release before webhook secrets were sealed stored during a rolling upgrade (docs/operating.md#upgrades).
+with the new one, so the older key can be removed. It also seals any webhook secret stored as given:
+while SECRETS_KEY was unset, or by a server of a release before webhook secrets were sealed
+during a rolling upgrade (docs/operating.md#upgrades).
 Idempotent.
 
 --json prints {resealed, twoStepSecrets, ssoSecrets, webhookSecrets}.`,
