@@ -9,7 +9,7 @@ import { createWebhook } from '../core/webhooks/index.ts';
 import { engines, dropCreatedDatabases, freshDatabaseUrl } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { checkedFetch } from './support/contract.ts';
-import { killAll, runCli, startServerProcess } from './support/processes.ts';
+import { killAll, runCli, startServerProcess, startWorkerProcess } from './support/processes.ts';
 import { startReceiver, type Receiver } from './support/https-receiver.ts';
 
 const receivers: Receiver[] = [];
@@ -43,11 +43,16 @@ for (const engine of engines()) {
       handles.push(db);
       const stored = async (id: string) => (await db('webhooks').where({ id }).select('secret', 'previous_secret').first()) as { secret: string; previous_secret: string | null };
 
-      // An empty SECRETS_KEY is no key (README, Configuration): the server says so once at start.
+      // An empty SECRETS_KEY is no key (README, Configuration): the server and a worker each say
+      // so once at start.
       const plain = await startServerProcess(url, { ...env, SECRETS_KEY: '' });
-      const warnings = plain.lines.filter((l) => l.level === 40 && /SECRETS_KEY is not set/.test(String(l.msg)));
-      assert.equal(warnings.length, 1, plain.output.join('\n'));
-      assert.match(String(warnings[0].msg), /webhook signing secrets are stored unsealed/);
+      const worker = await startWorkerProcess(url, { SECRETS_KEY: '' });
+      for (const p of [plain, worker]) {
+        const warnings = p.lines.filter((l) => l.level === 40 && /SECRETS_KEY is not set/.test(String(l.msg)));
+        assert.equal(warnings.length, 1, p.output.join('\n'));
+        assert.match(String(warnings[0].msg), /webhook signing secrets are stored unsealed/);
+      }
+      await worker.stop();
 
       const created = await call(plain, 'POST', '/v1/webhooks', { workspaceId: boot.json.workspaceId, url: receiver.url('/nokey'), events: ['deploy.recorded'] });
       assert.equal(created.status, 201, JSON.stringify(created.body));
