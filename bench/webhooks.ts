@@ -11,6 +11,7 @@
 // rate the worker drains them at. Targets: p50 under 100 ms; at least 200 deliveries/s.
 // Writes bench/results/webhooks.md. BENCH_EVENTS (2000), BENCH_PG_URL, BENCH_CPU_PROF (a directory).
 
+import crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +19,7 @@ import { createUser } from '../core/access/index.ts';
 import { createWorkspace } from '../core/workspaces/index.ts';
 import { recordDeploy } from '../core/deploys/index.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
+import { keyringFor } from '../core/secrets/index.ts';
 import { nowMs } from '../core/platform/index.ts';
 import { startReceiver } from '../test/support/https-receiver.ts';
 import { ROOT, Scratch, fmt, machineLines, writeReport } from './lib/harness.ts';
@@ -40,6 +42,8 @@ interface RunResult {
   p99: number;
 }
 
+// The worker opens the webhook's sealed secret with the key the bench sealed it with.
+const SECRETS_KEY = crypto.randomBytes(32);
 const scratch = new Scratch();
 const receiver = await startReceiver();
 let worker: ReturnType<typeof spawn> | null = null;
@@ -47,13 +51,13 @@ try {
   const s = await scratch.create('postgres');
   const user = await createUser(s.db, `webhooks-bench-${Date.now()}@example.com`);
   const ws = await createWorkspace(s.db, { accountId: user.accountId, userId: user.userId, input: { name: `Webhook bench ${Date.now()}`, website: 'https://www.example.com' } });
-  await createWebhook(s.db, { workspaceId: ws.id, url: receiver.url('/bench'), events: ['deploy.recorded'] }, { allowPrivateNetwork: true });
+  await createWebhook(s.db, { workspaceId: ws.id, url: receiver.url('/bench'), events: ['deploy.recorded'] }, { allowPrivateNetwork: true, keyring: keyringFor({ secretsKeys: [SECRETS_KEY] }) });
 
   // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the worker.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   worker = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, 'worker/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: s.url, ALLOW_PRIVATE_NETWORK: '1', NODE_EXTRA_CA_CERTS: receiver.certFile, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    env: { ...process.env, DATABASE_URL: s.url, SECRETS_KEY: SECRETS_KEY.toString('base64'), ALLOW_PRIVATE_NETWORK: '1', NODE_EXTRA_CA_CERTS: receiver.certFile, LOG_LEVEL: 'warn', NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   await sleep(4000); // start-up and migrations

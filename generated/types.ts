@@ -973,7 +973,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook
-         * @description Register a webhook; the response carries the signing secret, shown only here. **Scope:** `webhooks`. **Role:** admin or owner.
+         * @description Register a webhook; the response carries the signing secret, shown only here (stored sealed when the operator sets `SECRETS_KEY`, as given otherwise). **Scope:** `webhooks`. **Role:** admin or owner.
          */
         post: operations["Webhooks_create"];
         delete?: never;
@@ -996,7 +996,7 @@ export interface paths {
         get: operations["Webhooks_get"];
         /**
          * Update a webhook
-         * @description Change a webhook; a rotated secret is returned once. **Scope:** `webhooks`. **Role:** admin or owner.
+         * @description Change a webhook; a rotated secret is returned once (stored sealed when the operator sets `SECRETS_KEY`, as given otherwise). **Scope:** `webhooks`. **Role:** admin or owner.
          */
         put: operations["Webhooks_update"];
         post?: never;
@@ -4022,7 +4022,11 @@ export interface components {
         };
         /** @description A webhook with its signing secret: only in the create response and in an update that rotates the secret. */
         WebhookWithSecret: {
-            /** @description The signing secret. Store it now: it is never shown again. */
+            /**
+             * @description The signing secret. Store it now: it is never shown again. When the operator sets
+             *     `SECRETS_KEY` the service keeps it sealed with it, so neither its database nor a backup of it
+             *     holds the secret readable; otherwise it is stored as given.
+             */
             secret: string;
         } & components["schemas"]["Webhook"];
         /**
@@ -4249,7 +4253,9 @@ export interface components {
         wallTime: string;
         /**
          * @description A signing secret: 16 to 255 characters. A secret of the form `whsec_<base64>` signs with the
-         *     decoded bytes, any other with its UTF-8 bytes.
+         *     decoded bytes, any other with its UTF-8 bytes. Stored sealed with the operator's `SECRETS_KEY`
+         *     (AES-256-GCM, bound to its webhook) when it is set, and opened only to sign; otherwise stored
+         *     as given, and the server and workers log a warning at start (set it in production).
          */
         webhookSecret: string;
         /**

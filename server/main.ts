@@ -2,11 +2,14 @@
 import type { AddressInfo } from 'node:net';
 import { createLogger, loadConfig, stopGracefully } from '../core/platform/index.ts';
 import { User, bindModels, createDb, migrateLatest } from '../core/db/index.ts';
+import { missingKeyWarning } from '../core/secrets/index.ts';
 import { startServer } from './server.ts';
 import { dashboardBuild } from './dashboard.ts';
 
 const config = loadConfig();
 const log = createLogger('server', config.logLevel);
+const unsealed = missingKeyWarning(config);
+if (unsealed) log.warn(unsealed);
 const db = createDb(config.databaseUrl, { busyWaitMs: config.dbBusyWaitMs });
 bindModels(db);
 // Servers and workers starting together queue on the migration lock, so start order does not matter.

@@ -6,6 +6,7 @@ import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { OutboxEvent, SiteCheck, SiteCrawl, CrawlPage, Job } from '../core/db/index.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
+import { keyringFor } from '../core/secrets/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { htmlPage, sitemapIndexXml, sitemapXml, startFixtureSite, type FixtureSite } from './support/fixture-site.ts';
@@ -116,7 +117,7 @@ for (const engine of engines()) {
       });
       const workspaceId = await workspaceFor('/');
       // Events are written where a webhook listens (one that refuses connections).
-      await createWebhook(api.db, { workspaceId, url: 'https://127.0.0.1:9/hook', events: ['deploy.recorded', 'site_check.completed', 'site_crawl.completed'] }, { allowPrivateNetwork: true });
+      await createWebhook(api.db, { workspaceId, url: 'https://127.0.0.1:9/hook', events: ['deploy.recorded', 'site_check.completed', 'site_crawl.completed'] }, { allowPrivateNetwork: true, keyring: keyringFor(api.config) });
       const id = await deploy(workspaceId);
       const crawlId = (await detail(id)).siteCrawl.id;
       // Wait until the crawl is under way, then kill the worker that holds it.

@@ -7,6 +7,7 @@ import { loadConfig } from '../core/platform/index.ts';
 import { schemaErrors, type Schemas } from '../core/contract/index.ts';
 import { OutboxEvent } from '../core/db/index.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
+import { keyringFor } from '../core/secrets/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { testRunner } from './support/jobs.ts';
@@ -153,7 +154,7 @@ for (const engine of engines()) {
       const ws = await api.call('POST', '/v1/workspaces', { key: owner.apiKey, body: { name: `Checks ${engine} ${crypto.randomUUID()}`, website: site.url('/') } });
       workspaceId = ws.body.data.id;
       // Events are written for workspaces with an active webhook (one that refuses connections).
-      await createWebhook(api.db, { workspaceId, url: 'https://127.0.0.1:9/hook', events: ['deploy.recorded', 'site_check.completed', 'site_check.regression', 'site_crawl.completed', 'site_crawl.regression'] }, { allowPrivateNetwork: true });
+      await createWebhook(api.db, { workspaceId, url: 'https://127.0.0.1:9/hook', events: ['deploy.recorded', 'site_check.completed', 'site_check.regression', 'site_crawl.completed', 'site_crawl.regression'] }, { allowPrivateNetwork: true, keyring: keyringFor(api.config) });
     });
     after(async () => {
       await site.close();

@@ -9,6 +9,9 @@ import { TestApi } from './support/api.ts';
 import { StubRepoHost } from './support/repo-hosts.ts';
 import { SiteHealth, UnprocessableError } from '@sitehealth/sdk';
 import { runCli } from './support/processes.ts';
+import { Webhook } from '../core/db/index.ts';
+import { Keyring } from '../core/secrets/index.ts';
+import { openSecrets } from '../core/webhooks/index.ts';
 
 after(dropCreatedDatabases);
 
@@ -137,15 +140,25 @@ for (const engine of engines()) {
     });
 
     it('rotation: secrets reseal moves every sealed value to the first key of SECRETS_KEY', async () => {
+      // A webhook whose secret was rotated: both its secrets are sealed too.
+      const hook = await api.call('POST', '/v1/webhooks', { key: o.apiKey, body: { workspaceId: o.workspaceId, url: 'https://hooks.example.com/reseal', events: ['deploy.recorded'] } });
+      const rotated = await api.call('PUT', `/v1/webhooks/${hook.body.id}`, { key: o.apiKey, body: { secret: 'the rotated webhook secret' } });
+      assert.equal(rotated.status, 200);
       const newKey = crypto.randomBytes(32).toString('base64');
       const keyId = (k: string) => crypto.createHash('sha256').update(Buffer.from(k, 'base64')).digest('hex').slice(0, 8);
       const res = await runCli(api.dbUrl, ['secrets', 'reseal', '--json'], { SECRETS_KEY: `${newKey},${SECRETS_KEY}` });
       assert.equal(res.code, 0, res.stderr);
       assert.ok(res.json.resealed >= 1);
+      assert.equal(res.json.webhookSecrets, 1);
       const rows = await api.db('repository_connections').select('token', 'webhook_secret');
       for (const r of rows) for (const v of [r.token, r.webhook_secret]) assert.equal(v.split('.')[1], keyId(newKey));
+      const [webhook] = await Webhook.query(api.db).where({ id: hook.body.id });
+      for (const v of [webhook.secret, webhook.previous_secret!]) assert.equal(v.split('.')[1], keyId(newKey));
+      // The new key alone opens them, to the same secrets.
+      assert.deepEqual(openSecrets(webhook, new Keyring([Buffer.from(newKey, 'base64')]), Date.now()).signing, ['the rotated webhook secret', hook.body.secret]);
       const again = await runCli(api.dbUrl, ['secrets', 'reseal', '--json'], { SECRETS_KEY: `${newKey},${SECRETS_KEY}` });
       assert.equal(again.json.resealed, 0);
+      assert.equal(again.json.webhookSecrets, 0);
     });
 
     it('refuses bad input with 400 naming the field', async () => {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createWebhook } from '../core/webhooks/index.ts';
+import { keyringFor } from '../core/secrets/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { discardRequestLog } from '../server/request-log.ts';
@@ -91,7 +92,7 @@ for (const engine of engines()) {
 
     it('with an active webhook the event and its fan-out job add no statement on PostgreSQL', async () => {
       const workspaceId = await api.workspace(o);
-      await createWebhook(api.db, { workspaceId, url: 'https://127.0.0.1:9/hook', events: ['deploy.recorded'] }, { allowPrivateNetwork: true });
+      await createWebhook(api.db, { workspaceId, url: 'https://127.0.0.1:9/hook', events: ['deploy.recorded'] }, { allowPrivateNetwork: true, keyring: keyringFor(api.config) });
       const res = await counted({ workspaceId, commitSha: crypto.randomBytes(20).toString('hex'), changes });
       assert.equal(res.status, 201);
       assert.ok(res.statements.length <= LIMITS[engine].createWithWebhook, `${res.statements.length} statements:\n${res.statements.join('\n')}`);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
+import { keyringFor } from '../core/secrets/index.ts';
 import { recordDeploy } from '../core/deploys/index.ts';
 import { createDb, isDatabaseUnavailable } from '../core/db/index.ts';
 
@@ -146,7 +147,7 @@ for (const engine of engines()) {
     it('50 concurrent identical requests leave exactly one deploy, one check, one crawl, two jobs and one event', async () => {
       // A workspace with an active webhook, so the deploy.recorded event is written.
       const workspaceId = await api.workspace(o);
-      await createWebhook(api.db, { workspaceId, url: 'https://127.0.0.1:9/hook', events: ['deploy.recorded'] }, { allowPrivateNetwork: true });
+      await createWebhook(api.db, { workspaceId, url: 'https://127.0.0.1:9/hook', events: ['deploy.recorded'] }, { allowPrivateNetwork: true, keyring: keyringFor(api.config) });
       const s = sha();
       const results = await Promise.all(Array.from({ length: 50 }, () => post({ commitSha: s, workspaceId })));
       assert.ok(results.every((r) => r.status === 201), results.map((r) => r.status).join(','));

@@ -14,6 +14,7 @@ import { addDays, dayOf, importSearchData } from '../core/search-data/index.ts';
 import { normalizeUrl } from '../core/pages/index.ts';
 import type { Schemas } from '../core/contract/index.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
+import { keyringFor } from '../core/secrets/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { testRunner } from './support/jobs.ts';
@@ -318,7 +319,7 @@ for (const engine of engines()) {
       };
       const ws = await workspace(site.url('/'));
       // An active webhook, so the regression event is written (one that refuses connections).
-      await createWebhook(api.db, { workspaceId: ws, url: 'https://127.0.0.1:9/hook', events: ['site_check.regression'] }, { allowPrivateNetwork: true });
+      await createWebhook(api.db, { workspaceId: ws, url: 'https://127.0.0.1:9/hook', events: ['site_check.regression'] }, { allowPrivateNetwork: true, keyring: keyringFor(api.config) });
       // Newest day 2 days ago (provisional: still counted); the 28-day window is ago(29)..ago(2).
       const rows: DataRow[] = [];
       for (const date of days(ago(40), ago(2))) {

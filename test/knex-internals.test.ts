@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, describe, it } from 'node:test';
 import path from 'node:path';
-import { INSTALLED_KNEX_VERSION, missingKnexInternals, runSql, withConnection } from '../core/db/index.ts';
+import type { Knex } from 'knex';
+import { INSTALLED_KNEX_VERSION, createDb, missingKnexInternals, runSql, withConnection, withTransaction } from '../core/db/index.ts';
 import { root } from './support/processes.ts';
-import { engines, freshDb, dropCreatedDatabases } from './support/databases.ts';
+import { engines, freshDb, freshDatabaseUrl, dropCreatedDatabases } from './support/databases.ts';
 
 after(dropCreatedDatabases);
 
@@ -51,6 +52,30 @@ describe('knex internals core/db relies on', () => {
         await runSql(db, 'SELECT 1 AS one');
         db.off('query', listen);
         assert.deepEqual(seen, ['SELECT 1 AS one']);
+      } finally {
+        await db.destroy();
+      }
+    });
+
+    it(`${engine}: a statement for a finished transaction is refused, never sent on the connection the pool lent since`, async () => {
+      // One connection, so the next transaction is certain to get the finished one's.
+      const db = createDb(await freshDatabaseUrl(engine), { pool: { max: 1 } });
+      try {
+        await db.schema.createTable('late_rows', (t) => t.integer('n'));
+        let finished: Knex.Transaction | undefined;
+        await withTransaction(db, async (trx) => {
+          finished = trx;
+        });
+        await assert.rejects(
+          withTransaction(db, async (trx) => {
+            await runSql(trx, 'INSERT INTO late_rows (n) VALUES (?)', [1]);
+            await assert.rejects(runSql(finished!, 'INSERT INTO late_rows (n) VALUES (?)', [2], { prepared: 'late_rows_insert' }), /already complete/);
+            await assert.rejects(withConnection(finished!, (conn) => conn), /already complete/);
+            throw new Error('rolled back');
+          }),
+          /rolled back/,
+        );
+        assert.deepEqual(await db('late_rows').select('n'), [], 'nothing ran in the transaction that had the connection');
       } finally {
         await db.destroy();
       }

@@ -10,6 +10,7 @@ import { claimJobs, enqueue, enqueueKind, JOB_KINDS } from '../core/jobs/index.t
 import { isLoopback, metricsGate } from '../core/metrics/index.ts';
 import { DomainError, createLogger, loadConfig } from '../core/platform/index.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
+import { keyringFor } from '../core/secrets/index.ts';
 import { WorkerMetrics, startMetricsListener } from '../worker/metrics.ts';
 import { TestApi } from './support/api.ts';
 import { checkedFetch, responseViolations } from './support/contract.ts';
@@ -225,8 +226,8 @@ for (const engine of engines()) {
       t.after(() => receiver.close());
       const created = await api.call('POST', '/v1/workspaces', { key: owner.apiKey, body: { name: `Metrics ${crypto.randomUUID()}`, website: site.url('/') } });
       const workspaceId = created.body.data.id as string;
-      await createWebhook(api.db, { workspaceId, url: receiver.url('/ok'), events: ['deploy.recorded'] }, { allowPrivateNetwork: true });
-      await createWebhook(api.db, { workspaceId, url: 'https://127.0.0.1:9/refused', events: ['deploy.recorded'] }, { allowPrivateNetwork: true });
+      await createWebhook(api.db, { workspaceId, url: receiver.url('/ok'), events: ['deploy.recorded'] }, { allowPrivateNetwork: true, keyring: keyringFor(api.config) });
+      await createWebhook(api.db, { workspaceId, url: 'https://127.0.0.1:9/refused', events: ['deploy.recorded'] }, { allowPrivateNetwork: true, keyring: keyringFor(api.config) });
       // No worker has a handler for this kind: its only attempt fails for good.
       await enqueueKind(api.db, 'metrics_test_unknown', {}, { maxAttempts: 1 });
 

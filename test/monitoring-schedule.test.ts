@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../core/platform/index.ts';
 import { createDb, SiteCheck, Workspace, type Db } from '../core/db/index.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
+import { keyringFor } from '../core/secrets/index.ts';
 import { instantOf, latestSlot, runSchedules, type ScheduledRun } from '../core/monitoring/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
@@ -199,7 +200,7 @@ for (const engine of engines()) {
       };
       const owner = await api.owner();
       const ws = (await api.call('POST', '/v1/workspaces', { key: owner.apiKey, body: { name: `Watched ${crypto.randomUUID()}`, website: site.url('/'), check_schedule: 'hourly', crawl_schedule: 'off' } })).body.data.id;
-      const hook = await createWebhook(api.db, { workspaceId: ws, url: 'https://127.0.0.1:9/hook', events: ['site_check.regression'] }, { allowPrivateNetwork: true });
+      const hook = await createWebhook(api.db, { workspaceId: ws, url: 'https://127.0.0.1:9/hook', events: ['site_check.regression'] }, { allowPrivateNetwork: true, keyring: keyringFor(api.config) });
       const runner = () => testRunner(api.db, { config: loadConfig({ ...process.env, ...ENV }) }).runDue();
       const now = Date.now();
       publish();

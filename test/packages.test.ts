@@ -124,7 +124,7 @@ import {
   SiteHealth,
   SiteHealthError,
   NotFoundError,
-  ServiceUnavailableError,
+  UnprocessableError,
   ValidationError,
   VERSION,
   type Deploy,
@@ -219,8 +219,8 @@ report.webhook = {
   test: attempt.status, deliveries: page.data.length, iterated: deliveries, redelivered: again.status, testWebhookId,
 };
 
-// Connected repositories: this server has no SECRETS_KEY, so connecting is refused with a typed
-// error (503, not retried here); a connection that does not exist is a typed 404.
+// Connected repositories: the host named cannot be reached, so connecting is refused with a typed
+// error (422, not retried here); a connection that does not exist is a typed 404.
 const connectionList = await call('connections.list', client.connections.list(workspaceId));
 const refusal = async (name: string, p: Promise<unknown>) => {
   try { await p; } catch (err) { called.push(name); return err instanceof SiteHealthError ? [err.constructor.name, err.status, err.code] : String(err); }
@@ -229,10 +229,10 @@ const refusal = async (name: string, p: Promise<unknown>) => {
 const missingConnection = '01900000-0000-7000-8000-0000000000fe';
 report.connections = {
   listed: connectionList.data.length,
-  create: await refusal('connections.create', client.connections.create(workspaceId, { provider: 'github', repository: 'acme/site', token: 'ghp_consumerToken01', branches: { main: 'production' } }, { maxRetries: 0 })),
+  create: await refusal('connections.create', client.connections.create(workspaceId, { provider: 'github', baseUrl: 'https://127.0.0.1:9', repository: 'acme/site', token: 'ghp_consumerToken01', branches: { main: 'production' } }, { maxRetries: 0 })),
   update: await refusal('connections.update', client.connections.update(workspaceId, missingConnection, { failOn: 'high' })),
   delete: await refusal('connections.delete', client.connections.delete(workspaceId, missingConnection)),
-  typed: ServiceUnavailableError.name,
+  typed: UnprocessableError.name,
 };
 // Search Console: this server has no Google OAuth client, so connecting is refused (503); there is no connection to read, sync or remove.
 report.searchConsole = {
@@ -272,10 +272,11 @@ const person = createClient({ baseUrl: env.SITEHEALTH_URL!, session: credential,
 const meNow = await call('currentUser.get', person.currentUser.get());
 const devices = await call('sessions.list', person.sessions.list());
 const verification = await call('currentUser.sendVerification', person.currentUser.sendVerification());
-// Two-step: this server has no SECRETS_KEY, so a setup cannot start, and the rest is refused as nothing is set up
+// Two-step: a setup starts (its secret shown once); no app holds it, so the rest is refused
 const twoStepRefusals: string[] = [];
 const refusedTwoStep = async (name: string, p: Promise<unknown>) => { try { await p; } catch (err) { if (err instanceof SiteHealthError) { twoStepRefusals.push(err.code); called.push(name); } } };
-await refusedTwoStep('currentUser.startTwoStep', person.currentUser.startTwoStep());
+const setup = await call('currentUser.startTwoStep', person.currentUser.startTwoStep());
+twoStepRefusals.push(typeof setup.secret);
 await refusedTwoStep('currentUser.confirmTwoStep', person.currentUser.confirmTwoStep('123456'));
 await refusedTwoStep('currentUser.disableTwoStep', person.currentUser.disableTwoStep(env.SITEHEALTH_PASSWORD!));
 await refusedTwoStep('currentUser.regenerateRecoveryCodes', person.currentUser.regenerateRecoveryCodes(env.SITEHEALTH_PASSWORD!));
@@ -513,7 +514,7 @@ export const verify = verifyWebhook;
         ['ValidationError', 400, 'sso_state_invalid'],
       ]);
       assert.deepEqual(report.digests, { was: 'weekly', now: 'daily', deploys: true, html: true, refusals: ['not_found', 'not_found'] });
-      assert.deepEqual(report.twoStep, ['secrets_unconfigured', 'two_step_not_started', 'two_step_not_started', 'two_step_not_started', 'two_step_expired']);
+      assert.deepEqual(report.twoStep, ['string', 'invalid_two_step_code', 'two_step_not_started', 'two_step_not_started', 'two_step_expired']);
       assert.deepEqual(report.people, { email: true, csrf: true, devices: 1, statuses: [202, 202], others: 0, linkRefusals: ['link_invalid', 'link_invalid'], afterSignOut: 401 });
       assert.deepEqual(report.searchPerformance, { clicks: 0, rows: 0, compared: 0 });
       assert.deepEqual(report.searchConsole, {
@@ -547,10 +548,10 @@ export const verify = verifyWebhook;
       assert.equal(report.gate, 0);
       assert.deepEqual(report.connections, {
         listed: 0,
-        create: ['ServiceUnavailableError', 503, 'secrets_unconfigured'],
+        create: ['UnprocessableError', 422, 'repository_unreachable'],
         update: ['NotFoundError', 404, 'not_found'],
         delete: ['NotFoundError', 404, 'not_found'],
-        typed: 'ServiceUnavailableError',
+        typed: 'UnprocessableError',
       });
 
       // The two deliveries reached the receiver, and the packed verifyWebhook accepts them.

@@ -12,6 +12,7 @@ import { closeIdleConnections } from '../core/net/index.ts';
 import { loadConfig } from '../core/platform/index.ts';
 import { OutboxEvent, SiteCheck, SiteCrawl } from '../core/db/index.ts';
 import { createWebhook } from '../core/webhooks/index.ts';
+import { keyringFor } from '../core/secrets/index.ts';
 import { engines, dropCreatedDatabases } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
 import { memoryLogger, testRunner } from './support/jobs.ts';
@@ -47,7 +48,7 @@ for (const engine of engines()) {
       publish(site);
       owner = await api.owner();
       ws = (await api.call('POST', '/v1/workspaces', { key: owner.apiKey, body: { name: `Runs ${engine} ${crypto.randomUUID()}`, website: site.url('/') } })).body.data.id;
-      await createWebhook(api.db, { workspaceId: ws, url: 'https://127.0.0.1:9/hook', events: ['site_check.regression', 'site_crawl.regression'] }, { allowPrivateNetwork: true });
+      await createWebhook(api.db, { workspaceId: ws, url: 'https://127.0.0.1:9/hook', events: ['site_check.regression', 'site_crawl.regression'] }, { allowPrivateNetwork: true, keyring: keyringFor(api.config) });
     });
     after(async () => {
       await site.close();

@@ -1,16 +1,103 @@
 // Webhook endpoints: every bound at and past its limit, URL and header rules, secrets and header
 // values, roles, bound keys and workspaces kept apart.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Webhook } from '../core/db/index.ts';
-import { engines, dropCreatedDatabases } from './support/databases.ts';
+import { Webhook, createDb, type Db } from '../core/db/index.ts';
+import { Keyring } from '../core/secrets/index.ts';
+import { createWebhook } from '../core/webhooks/index.ts';
+import { engines, dropCreatedDatabases, freshDatabaseUrl } from './support/databases.ts';
 import { TestApi } from './support/api.ts';
+import { checkedFetch } from './support/contract.ts';
+import { killAll, runCli, startServerProcess, startWorkerProcess } from './support/processes.ts';
+import { startReceiver, type Receiver } from './support/https-receiver.ts';
 
-after(dropCreatedDatabases);
+const receivers: Receiver[] = [];
+const handles: Db[] = [];
+after(async () => {
+  await killAll();
+  await Promise.all(receivers.map((r) => r.close()));
+  await Promise.all(handles.map((h) => h.destroy()));
+  await dropCreatedDatabases();
+});
+
+/** Standard Webhooks' body signature of `body` under `secret`, computed here, apart from the server's code. */
+const bodySignature = (secret: string, body: string) => {
+  const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret, 'utf8');
+  return `v1,${crypto.createHmac('sha256', key).update(body, 'utf8').digest('base64')}`;
+};
 
 const URL_OK = 'https://hooks.example.com/sitehealth';
 
 for (const engine of engines()) {
+  describe(`webhook secrets without SECRETS_KEY (${engine})`, () => {
+    it('create, rotate and a test delivery work with the secret stored as given; secrets reseal seals it once a key is set, and deliveries still verify', async () => {
+      const url = await freshDatabaseUrl(engine);
+      const boot = await runCli(url, ['bootstrap', '--email', `nokey-${engine}@example.com`, '--workspace-name', 'No key', '--website', 'https://www.example.com', '--json'], { SECRETS_KEY: '' });
+      assert.equal(boot.code, 0, boot.stderr);
+      const receiver = await startReceiver();
+      receivers.push(receiver);
+      const env = { ALLOW_PRIVATE_NETWORK: '1', NODE_EXTRA_CA_CERTS: receiver.certFile };
+      const call = (server: { url: string }, method: string, path: string, body?: unknown) => checkedFetch(server.url, method, path, { key: boot.json.apiKey, body });
+      const db = createDb(url);
+      handles.push(db);
+      const stored = async (id: string) => (await db('webhooks').where({ id }).select('secret', 'previous_secret').first()) as { secret: string; previous_secret: string | null };
+
+      // An empty SECRETS_KEY is no key (README, Configuration): the server and a worker each say
+      // so once at start.
+      const plain = await startServerProcess(url, { ...env, SECRETS_KEY: '' });
+      const worker = await startWorkerProcess(url, { SECRETS_KEY: '' });
+      for (const p of [plain, worker]) {
+        const warnings = p.lines.filter((l) => l.level === 40 && /SECRETS_KEY is not set/.test(String(l.msg)));
+        assert.equal(warnings.length, 1, p.output.join('\n'));
+        assert.match(String(warnings[0].msg), /webhook signing secrets are stored unsealed/);
+      }
+      await worker.stop();
+
+      const created = await call(plain, 'POST', '/v1/webhooks', { workspaceId: boot.json.workspaceId, url: receiver.url('/nokey'), events: ['deploy.recorded'] });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const first = created.body.secret as string;
+      const rotated = await call(plain, 'PUT', `/v1/webhooks/${created.body.id}`, { secret: 'a-new-secret-of-enough-length' });
+      assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+      assert.deepEqual(await stored(created.body.id), { secret: 'a-new-secret-of-enough-length', previous_secret: first }, 'stored as given');
+      const sent = await call(plain, 'POST', `/v1/webhooks/${created.body.id}/test`);
+      assert.equal(sent.body.status, 'success', JSON.stringify(sent.body));
+      const [unsealedDelivery] = await receiver.waitFor('/nokey', 1);
+      assert.deepEqual(unsealedDelivery.headers['webhook-body-signature'].split(' '), [bodySignature('a-new-secret-of-enough-length', unsealedDelivery.body), bodySignature(first, unsealedDelivery.body)]);
+
+      // A secret sealed under a key this server does not have: nothing can be signed, so the
+      // attempt fails unsent, and says why.
+      const foreign = await createWebhook(db, { workspaceId: boot.json.workspaceId, url: receiver.url('/foreign'), events: ['deploy.recorded'] }, { allowPrivateNetwork: true, keyring: new Keyring([crypto.randomBytes(32)]) });
+      const refused = await call(plain, 'POST', `/v1/webhooks/${foreign.id}/test`);
+      assert.equal(refused.status, 200, JSON.stringify(refused.body));
+      assert.deepEqual([refused.body.status, refused.body.responseStatus], ['failed', null]);
+      const detail = await call(plain, 'GET', `/v1/webhooks/${foreign.id}/deliveries/${refused.body.id}`);
+      assert.match(detail.body.responseBody, /signing secret is sealed, and this process has no SECRETS_KEY/);
+      assert.equal(receiver.received.filter((r) => r.path === '/foreign').length, 0, 'nothing sent');
+      await call(plain, 'DELETE', `/v1/webhooks/${foreign.id}`);
+      await plain.stop();
+
+      // A key is set: secrets reseal seals both secrets in place, and a server with the key signs
+      // with the same two.
+      const key = crypto.randomBytes(32).toString('base64');
+      const resealed = await runCli(url, ['secrets', 'reseal', '--json'], { SECRETS_KEY: key });
+      assert.equal(resealed.code, 0, resealed.stderr);
+      assert.equal(resealed.json.webhookSecrets, 1);
+      const sealed = await stored(created.body.id);
+      for (const column of [sealed.secret, sealed.previous_secret!]) {
+        assert.match(column, /^v1\.[0-9a-f]{8}\./);
+        for (const secret of [first, first.slice(6), 'a-new-secret-of-enough-length']) assert.ok(!column.includes(secret), 'no plaintext left');
+      }
+      const keyed = await startServerProcess(url, { ...env, SECRETS_KEY: key });
+      assert.equal(keyed.lines.filter((l) => /SECRETS_KEY is not set/.test(String(l.msg))).length, 0, 'no warning with a key');
+      const again = await call(keyed, 'POST', `/v1/webhooks/${created.body.id}/test`);
+      assert.equal(again.body.status, 'success', JSON.stringify(again.body));
+      const [sealedDelivery] = (await receiver.waitFor('/nokey', 2)).slice(1);
+      assert.deepEqual(sealedDelivery.headers['webhook-body-signature'].split(' '), [bodySignature('a-new-secret-of-enough-length', sealedDelivery.body), bodySignature(first, sealedDelivery.body)]);
+      await keyed.stop();
+    });
+  });
+
   for (const allowPrivate of ['0', '1']) {
     describe(`webhook endpoints (${engine}, ALLOW_PRIVATE_NETWORK=${allowPrivate})`, () => {
       let api: TestApi;
@@ -112,8 +199,13 @@ for (const engine of engines()) {
         const rotated = (await api.call('PUT', `/v1/webhooks/${hook.id}`, { key: o.apiKey, body: { secret: 'a-new-secret-of-enough-length' } })).body;
         assert.equal(rotated.secret, 'a-new-secret-of-enough-length');
         for (const body of [read, listed, renamed, rotated]) assert.doesNotMatch(JSON.stringify(body), /super-private-value/);
-        const stored = await Webhook.query(api.db).findById(hook.id);
-        assert.equal(stored!.previous_secret, hook.secret, 'the old secret keeps signing for a while');
+        // Sealed at rest (README, SECRETS_KEY): the columns, read as they are, hold neither secret.
+        const [raw] = await api.db('webhooks').where({ id: hook.id }).select('secret', 'previous_secret');
+        for (const column of [raw.secret, raw.previous_secret]) {
+          assert.match(column, /^v1\.[0-9a-f]{8}\./, 'a sealed value');
+          for (const plain of [hook.secret, hook.secret.slice(6), rotated.secret]) assert.ok(!column.includes(plain), 'no plaintext secret in the row');
+        }
+        assert.notEqual(raw.secret, raw.previous_secret);
       });
 
       it('headers replace the set; a null value keeps the stored one; headers: null clears them', async () => {

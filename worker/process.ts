@@ -1,6 +1,7 @@
 import { createDb, isPostgres } from '../core/db/index.ts';
 import { createLogger, loadConfig, stopGracefully } from '../core/platform/index.ts';
 import { migrateLatest } from '../core/db/index.ts';
+import { missingKeyWarning } from '../core/secrets/index.ts';
 import { queueSessionUrl } from './config.ts';
 import { startMetricsListener, WorkerMetrics, type MetricsListener } from './metrics.ts';
 import { Runner } from './runner.ts';
@@ -14,6 +15,8 @@ import type { ExtraTasks } from './task.ts';
 export async function runWorkerProcess(extraTasks: ExtraTasks = {}): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('worker', config.logLevel);
+  const unsealed = missingKeyWarning(config);
+  if (unsealed) logger.warn(unsealed);
   const url = config.databaseUrl;
   // Handlers, the claim and the completion writes run side by side: a few connections more
   // than the concurrency (SQLite keeps its single connection).

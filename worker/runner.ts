@@ -429,13 +429,21 @@ export class Runner {
       const client = new pg.Client({ connectionString: url });
       client.on('notification', () => this.wake());
       client.on('error', (err) => {
-        this.options.logger.warn({ err: errorText(err) }, 'LISTEN connection lost; reconnecting');
-        if (this.listener === client) this.listener = null;
         void client.end().catch(() => {});
+        // Before it listens, the failed connect() or LISTEN is what retries: reconnecting here
+        // too would start a second loop, and a second client nobody ends.
+        if (this.listener !== client) return;
+        this.options.logger.warn({ err: errorText(err) }, 'LISTEN connection lost; reconnecting');
+        this.listener = null;
         if (!this.stopping) setTimeout(() => void connect().catch(retry), 1000).unref();
       });
-      await client.connect();
-      await client.query(`LISTEN ${JOBS_CHANNEL}`);
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${JOBS_CHANNEL}`);
+      } catch (err) {
+        void client.end().catch(() => {});
+        throw err;
+      }
       if (this.stopping) {
         await client.end();
         return;

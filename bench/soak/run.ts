@@ -110,6 +110,8 @@ async function soak(res: Resources, o: SoakOptions): Promise<Omit<SoakOutcome, '
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: cluster.url,
+    // The webhook's signing secret is sealed with it, and every process opens it.
+    SECRETS_KEY: process.env.SECRETS_KEY || crypto.randomBytes(32).toString('base64'),
     ALLOW_PRIVATE_NETWORK: '1',
     NODE_EXTRA_CA_CERTS: receiver.certFile,
     SITE_CHECK_DELAY_SECONDS: '3',

@@ -41,10 +41,23 @@ export function sqliteFileOf(db: DbOrTrx): string | undefined {
 }
 
 /**
+ * A finished transaction's handle still lends its connection (knex's transaction client hands it
+ * out whatever the state), but that connection is back in the pool, perhaps mid-statement for
+ * its next user: a statement sent on it would run in that user's transaction, or queue behind
+ * its query on a busy client (pg: "Calling client.query() when the client is already executing
+ * a query"). knex refuses such a statement from its own builder; so does every direct use here.
+ */
+function assertOpen(db: DbOrTrx): void {
+  const trx = db as Knex.Transaction;
+  if (trx.isTransaction && trx.isCompleted()) throw new Error('Transaction query already complete: its connection belongs to the pool again');
+}
+
+/**
  * Runs `use` on a connection of `db`: a transaction's own connection (knex lends it without
- * giving it up), or one taken from the pool and given back afterwards.
+ * giving it up) while the transaction lasts, or one taken from the pool and given back afterwards.
  */
 export async function withConnection<C, T>(db: DbOrTrx, use: (conn: C) => Promise<T> | T): Promise<T> {
+  assertOpen(db);
   const client = clientOf(db);
   const conn = (await client.acquireConnection()) as C;
   try {
@@ -56,6 +69,7 @@ export async function withConnection<C, T>(db: DbOrTrx, use: (conn: C) => Promis
 
 /** A transaction's own connection, for statements the knex API cannot send (COPY), while it lasts. */
 export async function connectionOf<C>(trx: Knex.Transaction): Promise<C> {
+  assertOpen(trx);
   return (await clientOf(trx).acquireConnection()) as C;
 }
 

@@ -43,7 +43,12 @@ async function digestOfToken(db: DbOrTrx, token: string): Promise<TokenRow> {
 }
 
 async function describe(db: DbOrTrx, row: TokenRow): Promise<Schemas['Unsubscribed']> {
-  const [ws, user] = await Promise.all([Workspace.query(db).findById(row.workspace_id).select('name'), User.query(db).findById(row.user_id).select('email')]);
+  // One after the other: `db` is a transaction when the token is used, and its one connection
+  // takes one statement at a time (pg queues a second behind the first; should the first meet
+  // the database going away, the ROLLBACK then queues behind that one on a client that will
+  // never be ready again).
+  const ws = await Workspace.query(db).findById(row.workspace_id).select('name');
+  const user = await User.query(db).findById(row.user_id).select('email');
   if (!ws || !user) throw new NotFound(UNKNOWN);
   return { workspaceId: row.workspace_id, workspaceName: ws.name, email: user.email, digest: 'none' };
 }

@@ -4,5 +4,5 @@
 // (docs/operating.md#rotating-secrets_key). Plaintext never leaves the caller that needs it.
 // Values only the caller who made them may read again (an idempotent request's answer) are
 // sealed under keys derived from that caller's API key instead (CredentialSeal).
-export { Keyring, SecretsUnavailable, keyringFor, type SealedSecret } from './keyring.ts';
+export { Keyring, SecretsUnavailable, keyringFor, missingKeyWarning, type SealedSecret } from './keyring.ts';
 export { CredentialSeal } from './credential.ts';

@@ -15,7 +15,7 @@ interface Key {
 /** The server has no SECRETS_KEY, so nothing secret can be stored (503, nothing changed). */
 export class SecretsUnavailable extends ServiceUnavailable {
   constructor() {
-    super('This server has no SECRETS_KEY, so it cannot store a token; ask the operator to set one.', 3600, 'secrets_unconfigured', 'Secrets key missing');
+    super('This server has no SECRETS_KEY, so it cannot store a token or secret; ask the operator to set one.', 3600, 'secrets_unconfigured', 'Secrets key missing');
   }
 }
 
@@ -68,6 +68,14 @@ export class Keyring {
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
   }
 
+  /**
+   * Whether `value` has the shape of a sealed value (whoever sealed it): tells a value sealed
+   * already from one a previous release stored as it was.
+   */
+  static isSealed(value: string): boolean {
+    return /^v1\.[0-9a-f]{8}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]*$/.test(value);
+  }
+
   /** Whether a sealed value was sealed by an older key (a rotation re-seals it). */
   isStale(sealed: SealedSecret): boolean {
     return sealed.split('.')[1] !== this.currentKeyId;
@@ -84,4 +92,17 @@ export function keyringFor(config: { secretsKeys: readonly Buffer[] }): Keyring 
   let ring = keyringsByKeys.get(config.secretsKeys);
   if (!ring) keyringsByKeys.set(config.secretsKeys, (ring = new Keyring([...config.secretsKeys])));
   return ring;
+}
+
+/**
+ * The warning the server and each worker log once at start without SECRETS_KEY (README,
+ * Configuration): what is then stored unsealed, and what does not work at all; null with a key.
+ */
+export function missingKeyWarning(config: { secretsKeys: readonly Buffer[] }): string | null {
+  if (config.secretsKeys.length > 0) return null;
+  return (
+    'SECRETS_KEY is not set: webhook signing secrets are stored unsealed (readable in the database and its backups), ' +
+    'and connecting a repository or Search Console, two-step verification and single sign-on answer 503 secrets_unconfigured. ' +
+    'Set it in production (openssl rand -base64 32), then run `npm run admin -- secrets reseal` to seal the webhook secrets stored so far.'
+  );
 }

@@ -4,8 +4,9 @@ import { markDispatched, readEvent } from '../events/index.ts';
 import { FetchError, guardedFetch } from '../net/index.ts';
 import { webhookDeliveryFailed, webhookDeliverySucceeded, webhookPaused, SYSTEM_ACTOR, type Actor } from '../activity/index.ts';
 import { newId, nowMs, redactSecrets, toIso } from '../platform/index.ts';
+import { keyringFor, type Keyring } from '../secrets/index.ts';
 import { sha256Hex, signatureHeaders } from './signing.ts';
-import { cancelPendingDeliveries, deliveryJobKey, signingSecrets } from './webhooks.ts';
+import { cancelPendingDeliveries, deliveryJobKey, openSecrets, type OpenedSecrets } from './webhooks.ts';
 
 // The three steps of a webhook delivery, each idempotent so a crash between any two repeats
 // nothing visible (Svix's shape): the event in the outbox (core/events), its fan-out into one
@@ -14,6 +15,8 @@ import { cancelPendingDeliveries, deliveryJobKey, signingSecrets } from './webho
 // retries: a failed attempt schedules the next one as a job of its own.
 
 export interface DeliverySettings {
+  /** Opens the webhooks' sealed signing secrets (SECRETS_KEY). */
+  keyring: Keyring;
   allowPrivateNetwork: boolean;
   timeoutMs: number;
   /** Seconds before retry 1, 2, ...: attempts in all = 1 + its length. */
@@ -112,8 +115,8 @@ function echoedForms(value: string): string[] {
 }
 
 /** Response text as stored: 500 characters, the secrets and custom header values replaced. */
-function redactedText(text: string, webhook: Webhook): string {
-  const sent = [webhook.secret, webhook.previous_secret, ...webhook.headers.map(([, v]) => v)].filter((s): s is string => !!s);
+function redactedText(text: string, webhook: Webhook, secrets: OpenedSecrets): string {
+  const sent = [...secrets.all, ...webhook.headers.map(([, v]) => v)].filter((s) => !!s);
   // One pass, longest first: a value containing another is replaced whole, and a short value
   // never matches inside a [REDACTED] already written.
   const hidden = [...new Set(sent.flatMap(echoedForms))].sort((a, b) => b.length - a.length);
@@ -132,9 +135,22 @@ function retryAfter(value: string | string[] | undefined, now: number): number |
 /** Sends one message once: signed, to the checked address, no redirects followed. */
 async function send(webhook: Webhook, message: WebhookMessage, s: DeliverySettings): Promise<Exchange> {
   const now = nowMs();
+  let secrets: OpenedSecrets;
+  try {
+    // Opened per attempt, never cached: an AES-GCM open is some 20 µs against an HTTPS exchange.
+    secrets = openSecrets(webhook, s.keyring, now);
+  } catch {
+    // Sealed, but SECRETS_KEY is unset or no longer lists the key that sealed it: nothing can be
+    // signed, so nothing is sent, and the attempt fails like any other (retries, pause rule)
+    // until the key is back or the secret is rotated (docs/operating.md#rotating-secrets_key).
+    const error = s.keyring.configured
+      ? "the webhook's signing secret cannot be opened: SECRETS_KEY does not list the key that sealed it"
+      : "the webhook's signing secret is sealed, and this process has no SECRETS_KEY to open it";
+    return { status: 'failed', responseStatus: null, responseBody: error, durationMs: 0, retryAfterSeconds: null, error };
+  }
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   for (const [name, value] of webhook.headers) headers[name] = value;
-  Object.assign(headers, signatureHeaders({ secrets: signingSecrets(webhook, now), id: message.delivery_key, timestamp: now / 1000, body: message.payload }));
+  Object.assign(headers, signatureHeaders({ secrets: secrets.signing, id: message.delivery_key, timestamp: now / 1000, body: message.payload }));
   const started = performance.now();
   try {
     const res = await guardedFetch(webhook.url, {
@@ -154,7 +170,7 @@ async function send(webhook: Webhook, message: WebhookMessage, s: DeliverySettin
     return {
       status: ok ? 'success' : 'failed',
       responseStatus: res.status,
-      responseBody: redactedText(res.body.toString('utf8'), webhook),
+      responseBody: redactedText(res.body.toString('utf8'), webhook, secrets),
       durationMs: Math.round(performance.now() - started),
       retryAfterSeconds: res.status === 429 || res.status === 503 ? retryAfter(res.headers['retry-after'], nowMs()) : null,
       error: ok ? null : `the receiver answered ${res.status}`,
@@ -162,7 +178,7 @@ async function send(webhook: Webhook, message: WebhookMessage, s: DeliverySettin
   } catch (err) {
     if (!(err instanceof FetchError) || err.code === 'aborted') throw err;
     if (err.refusedAddress) s.log?.debug({ webhookId: webhook.id, refusedAddress: err.refusedAddress }, 'webhook receiver refused: not a public address');
-    return { status: 'failed', responseStatus: null, responseBody: redactedText(err.message, webhook), durationMs: Math.round(performance.now() - started), retryAfterSeconds: null, error: redactedText(err.message, webhook) };
+    return { status: 'failed', responseStatus: null, responseBody: redactedText(err.message, webhook, secrets), durationMs: Math.round(performance.now() - started), retryAfterSeconds: null, error: redactedText(err.message, webhook, secrets) };
   }
 }
 
@@ -373,6 +389,7 @@ export async function messageOfAttempt(db: DbOrTrx, webhookId: string, attemptId
 
 /** The delivery settings of the service's configuration (README, Configuration). */
 export function deliverySettings(c: {
+  secretsKeys: readonly Buffer[];
   allowPrivateNetwork: boolean;
   webhookTimeoutMs: number;
   webhookRetryScheduleSeconds: number[];
@@ -380,6 +397,7 @@ export function deliverySettings(c: {
   webhookPauseAfterHours: number;
 }, signal?: AbortSignal, onAttempt?: DeliveryObserver, log?: DeliverySettings['log']): DeliverySettings {
   return {
+    keyring: keyringFor(c),
     allowPrivateNetwork: c.allowPrivateNetwork,
     timeoutMs: c.webhookTimeoutMs,
     retryScheduleSeconds: c.webhookRetryScheduleSeconds,

@@ -1,5 +1,6 @@
 import { Conflict, NotFound } from '../../core/platform/index.ts';
 import { keyActor } from '../../core/activity/index.ts';
+import { keyringFor } from '../../core/secrets/index.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -26,7 +27,7 @@ export const list: Handler<'Webhooks_list'> = async ({ db, access, query }) => {
 
 export const create: Handler<'Webhooks_create'> = async ({ db, access, body, config }) => {
   await access.workspace(body.workspaceId, 'admin', MANAGE);
-  return { status: 201, body: await createWebhook(db, body, { allowPrivateNetwork: config.allowPrivateNetwork }) };
+  return { status: 201, body: await createWebhook(db, body, { allowPrivateNetwork: config.allowPrivateNetwork, keyring: keyringFor(config) }) };
 };
 
 export const get: Handler<'Webhooks_get'> = async ({ db, access, path }) => {
@@ -38,7 +39,7 @@ export const get: Handler<'Webhooks_get'> = async ({ db, access, path }) => {
 export const update: Handler<'Webhooks_update'> = async ({ db, access, auth, path, body, config }) => {
   const w = await getWebhook(db, path.id);
   await access.workspace(w.workspace_id, 'admin', MANAGE);
-  return { status: 200, body: await updateWebhook(db, w.id, body, { allowPrivateNetwork: config.allowPrivateNetwork, actor: keyActor(auth) }) };
+  return { status: 200, body: await updateWebhook(db, w.id, body, { allowPrivateNetwork: config.allowPrivateNetwork, actor: keyActor(auth), keyring: keyringFor(config) }) };
 };
 
 export const remove: Handler<'Webhooks_delete'> = async ({ db, access, path }) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, createLogger } from '../../core/platform/index.ts';
+import { loadConfig, createLogger, type Config } from '../../core/platform/index.ts';
 import { bindModels, createDb, migrateLatest, type Db } from '../../core/db/index.ts';
 import { createUser, setWorkspaceLimit, addMember, type Role, createApiKey, revokeApiKey, startSession, csrfTokenFor } from '../../core/access/index.ts';
 import { createWorkspace } from '../../core/workspaces/index.ts';
@@ -57,6 +57,8 @@ export class TestApi {
     readonly db: Db,
     readonly dbUrl: string,
     readonly server: RunningServer,
+    /** The server's configuration (its SECRETS_KEY, for a test that seals as the server does). */
+    readonly config: Config,
   ) {}
 
   static async start(engine: 'sqlite' | 'postgres', opts: { env?: Record<string, string>; requestLog?: RequestLogSink; port?: number } = {}): Promise<TestApi> {
@@ -70,7 +72,7 @@ export class TestApi {
     bindModels(db);
     const log = createLogger('test-server', process.env.TEST_LOG_LEVEL || 'silent');
     const server = await startServer({ db, config, log, port: opts.port ?? 0, requestLog: opts.requestLog });
-    return new TestApi(engine, db, url, server);
+    return new TestApi(engine, db, url, server, config);
   }
 
   get url(): string {

@@ -9,6 +9,10 @@ import { createDb, type Db, migrateLatest } from '../../core/db/index.ts';
 // seconds a page. Tests render only where they ask to (test/checks-render.test.ts sets `on`);
 // every other check in the suite, and the worker processes tests start, judge HTML alone.
 process.env.RENDER_CHECKS ??= 'off';
+// Webhook signing secrets, like every stored credential, are sealed with SECRETS_KEY (README,
+// Configuration): the servers, workers and CLI runs of one test process share a key made for it.
+// A test of a server without one passes SECRETS_KEY: ''.
+process.env.SECRETS_KEY ??= crypto.randomBytes(32).toString('base64');
 
 export interface TestDatabase {
   /** `sqlite` or `postgres`, for test names. */

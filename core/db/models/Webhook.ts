@@ -10,7 +10,9 @@ export class Webhook extends Model {
   declare name: string | null;
   declare url: string;
   declare events: Schemas['WebhookEvent'][];
+  /** The signing secret, sealed with SECRETS_KEY when it is set (core/secrets), as given otherwise; opened only to sign and redact (core/webhooks). */
   declare secret: string;
+  /** The secret before the last rotation, sealed likewise; signs beside the current one until `previous_secret_until`. */
   declare previous_secret: string | null;
   declare previous_secret_until: number | null;
   /** [name, value] pairs in the order given; values are never returned by the API. */
