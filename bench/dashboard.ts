@@ -20,7 +20,7 @@ import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import type { Page } from 'playwright-core';
-import { setPassword, startSession } from '../core/access/index.ts';
+import { addMember, setPassword, startSession } from '../core/access/index.ts';
 import { operatorActor } from '../core/activity/index.ts';
 import { newestCheckOfDeploy, queueCheckNow, runSiteCheck } from '../core/checks/index.ts';
 import { recordDeploy } from '../core/deploys/index.ts';
@@ -104,7 +104,6 @@ async function runEngine(scratch: Scratch, engine: Engine, browser: Awaited<Retu
     await Promise.all(Array.from({ length: Math.min(50, LIST_DEPLOYS - i) }, () => recordDeploy(s.db, listWs, { commitSha: crypto.randomBytes(20).toString('hex'), environment: 'staging' }, { siteCheckDelaySeconds: 0, crawlDelaySeconds: 0 })));
   }
   const seedSeconds = (performance.now() - listStarted) / 1000;
-  const { addMember } = await import('../core/access/index.ts');
   await addMember(s.db, { workspaceId: listWs, userId: owner.userId, role: 'viewer' });
 
   const app = await startServerChild('app', s.url, { PUBLIC_URL: 'http://127.0.0.1', RATE_LIMIT_PER_MINUTE: '0' });

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { Model } from 'objection';
 import type { Logger } from 'pino';
 import { SYNC_BUSY_TIMEOUT_MS, sqliteClientClass } from './sqlite-client.ts';
-import { configOf, registerPool } from './knex-adapter.ts';
+import { configOf, poolWait, registerPool } from './knex-adapter.ts';
 import { createLogger } from '../platform/index.ts';
 
 let knexLogger: Logger | undefined;
@@ -61,9 +61,9 @@ function pooled(config: Knex.Config): Db {
 /** Build a Knex instance from `sqlite:<path>` or `postgres://...`. */
 export function createDb(url: string, opts: DbOptions = {}): Db {
   const busyWaitMs = opts.busyWaitMs ?? 5000;
-  // Past this, a request waiting for a pooled connection fails (KnexTimeoutError -> 503)
-  // instead of hanging: the wait for the lock itself plus headroom for the queue before it.
-  const acquireConnectionTimeout = busyWaitMs + 5000;
+  // Past this, a request waiting for a pooled connection fails (503) instead of hanging: the
+  // wait for the lock itself plus headroom for the queue before it.
+  const connectionWait = poolWait(busyWaitMs + 5000);
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     return pooled({
       log: knexLog(),
@@ -78,7 +78,7 @@ export function createDb(url: string, opts: DbOptions = {}): Db {
           conn.query(`SET lock_timeout = ${Math.max(1, Math.round(busyWaitMs))}`, (err) => done(err, conn));
         },
       },
-      acquireConnectionTimeout,
+      ...connectionWait,
     });
   }
   if (!url.startsWith('sqlite:')) throw new Error(`DATABASE_URL must be sqlite:<path> or postgres://..., got "${url}"`);
@@ -89,7 +89,7 @@ export function createDb(url: string, opts: DbOptions = {}): Db {
     client: sqliteClientClass(busyWaitMs),
     connection: { filename: file },
     useNullAsDefault: true,
-    acquireConnectionTimeout,
+    ...connectionWait,
     // One connection per process: better-sqlite3 is synchronous, so more would add no
     // parallelism, only lock contention inside the process. Processes share the file through
     // WAL and the immediate transactions of sqlite-client.ts.

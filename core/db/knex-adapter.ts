@@ -22,6 +22,19 @@ interface PooledClient {
 
 const clientOf = (db: DbOrTrx) => db.client as PooledClient;
 
+/**
+ * How long a request may wait for a pooled connection, as knex's setting (`createDb`), and the
+ * error knex throws when that wait runs out (`isDatabaseUnavailable` answers it 503): the two
+ * halves of one rule, kept beside each other.
+ */
+export function poolWait(ms: number): Pick<Knex.Config, 'acquireConnectionTimeout'> {
+  return { acquireConnectionTimeout: ms };
+}
+
+export function isPoolWaitTimeout(err: { name?: unknown }): boolean {
+  return err.name === 'KnexTimeoutError';
+}
+
 /** The knex configuration a Knex instance was built from (a transaction reports its parent's). */
 export function configOf(db: DbOrTrx): Knex.Config {
   return clientOf(db).config;

@@ -1,4 +1,5 @@
 import { isSqliteBusy } from './sqlite-client.ts';
+import { isPoolWaitTimeout } from './knex-adapter.ts';
 
 // Which database errors mean "the database cannot serve this now" rather than "this request is
 // wrong" or "we have a bug": the HTTP layer answers them 503 with Retry-After (nothing was
@@ -19,8 +20,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (native && native !== err) return isDatabaseUnavailable(native);
   const e = err as { code?: unknown; name?: string; message?: string; errors?: unknown[] };
   if (isSqliteBusy(err)) return true;
-  // knex: no pooled connection within acquireConnectionTimeout.
-  if (e.name === 'KnexTimeoutError') return true;
+  // No pooled connection within the bounded wait (createDb).
+  if (isPoolWaitTimeout(e)) return true;
   if (typeof e.code === 'string' && (NODE_NET.has(e.code) || PG_UNAVAILABLE.test(e.code))) return true;
   if (typeof e.message === 'string' && PG_CLIENT_MESSAGES.test(e.message)) return true;
   // Node's AggregateError for a host with several addresses (::1 and 127.0.0.1).

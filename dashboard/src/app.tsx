@@ -66,12 +66,10 @@ let workspacesAtBoot: ReturnType<typeof listWorkspaces> | null = null;
 const listWorkspaces = () => api.GET('/v1/workspaces');
 
 function SignedIn({ me, path, onSignedOut }: { me: Me; path: string; onSignedOut: () => void }) {
-  const workspaces = useAsync(async () => {
+  const workspaces = useAsync(() => {
     const early = workspacesAtBoot;
     workspacesAtBoot = null;
-    // Asked before anyone had signed in (the sign-in page), it was refused: ask again now.
-    const answer = early ? await early : null;
-    return answer?.response.ok && answer.data ? answer.data : must(listWorkspaces());
+    return must(early ?? listWorkspaces());
   }, []);
   const wsId = match('/w/:ws', path.split('/').slice(0, 3).join('/'))?.ws;
   const section = path.split('/')[3] ?? 'deploys';

@@ -57,8 +57,15 @@ export function Loading({ what }: { what: string }) {
 type InputAttributes = { type?: 'text' | 'email' | 'password' | 'number' | 'date' | 'url' | 'search' } & Pick<InputHTMLAttributes<HTMLInputElement>, 'required' | 'value' | 'placeholder' | 'maxLength' | 'minLength' | 'autoComplete' | 'inputMode' | 'pattern' | 'spellcheck' | 'min' | 'max' | 'disabled' | 'readOnly' | 'onInput'>;
 type InputProps = InputAttributes & { label: string; hint?: string; error?: string; name: string };
 
-/** A labelled input with its hint and the API's error for it, tied together for assistive tech. */
-export function Field({ label, hint, error, name, type = 'text', ...input }: InputProps) {
+/** What a labelled control needs to be tied to its label, hint and error for assistive tech. */
+interface ControlIds {
+  id: string;
+  'aria-invalid': true | undefined;
+  'aria-describedby': string | undefined;
+}
+
+/** A label, a hint and the API's error for it around one control; every field of every form. */
+function Labelled({ label, hint, error, control }: { label: string; hint?: string; error?: string; control: (ids: ControlIds) => ComponentChildren }) {
   const id = useId();
   const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   return (
@@ -69,11 +76,7 @@ export function Field({ label, hint, error, name, type = 'text', ...input }: Inp
           {hint}
         </small>
       )}
-      {
-        // createElement, not JSX: preact's JSX types narrow <input> by a literal `type`, and this
-        // component takes the type as a prop.
-        createElement('input', { id, name, type, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy, ...input })
-      }
+      {control({ id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
       {error && (
         <small id={`${id}-error`} class="field-error">
           {error}
@@ -83,26 +86,34 @@ export function Field({ label, hint, error, name, type = 'text', ...input }: Inp
   );
 }
 
-type SelectProps = Pick<SelectHTMLAttributes<HTMLSelectElement>, 'value' | 'required' | 'disabled' | 'onChange'> & { label: string; name: string; error?: string; options: Array<[value: string, text: string]> };
+export function Field({ label, hint, error, name, type = 'text', ...input }: InputProps) {
+  // createElement, not JSX: preact's JSX types narrow <input> by a literal `type`, and this
+  // component takes the type as a prop.
+  return <Labelled label={label} hint={hint} error={error} control={(ids) => createElement('input', { ...ids, name, type, ...input })} />;
+}
 
-export function Select({ label, name, error, options, ...select }: SelectProps) {
-  const id = useId();
+export function TextArea({ label, name, hint, error, rows = 6 }: { label: string; name: string; hint?: string; error?: string; rows?: number }) {
+  return <Labelled label={label} hint={hint} error={error} control={(ids) => <textarea {...ids} name={name} rows={rows} spellcheck={false} />} />;
+}
+
+type SelectProps = Pick<SelectHTMLAttributes<HTMLSelectElement>, 'value' | 'required' | 'disabled' | 'onChange'> & { label: string; name: string; hint?: string; error?: string; options: Array<[value: string, text: string]> };
+
+export function Select({ label, name, hint, error, options, ...select }: SelectProps) {
   return (
-    <div class={`field${error ? ' invalid' : ''}`}>
-      <label for={id}>{label}</label>
-      <select id={id} name={name} aria-invalid={error ? true : undefined} aria-describedby={error ? `${id}-error` : undefined} {...select}>
-        {options.map(([v, t]) => (
-          <option key={v} value={v}>
-            {t}
-          </option>
-        ))}
-      </select>
-      {error && (
-        <small id={`${id}-error`} class="field-error">
-          {error}
-        </small>
+    <Labelled
+      label={label}
+      hint={hint}
+      error={error}
+      control={(ids) => (
+        <select {...ids} name={name} {...select}>
+          {options.map(([v, t]) => (
+            <option key={v} value={v}>
+              {t}
+            </option>
+          ))}
+        </select>
       )}
-    </div>
+    />
   );
 }
 

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { categorize } from '../../../sdk/src/signals/categorize.ts';
 import { api, must, type Schemas } from '../api.ts';
 import { Link, navigate, setQuery, useLocation } from '../router.tsx';
-import { Field, Loading, PageTitle, Pager, ProblemBanner, Select, StatePill, When, useAsync, useForm, usePager } from '../ui.tsx';
+import { Field, Loading, TextArea, PageTitle, Pager, ProblemBanner, Select, StatePill, When, useAsync, useForm, usePager } from '../ui.tsx';
 import type { PageProps } from './index.tsx';
 
 type Source = Schemas['DeploySource'];
@@ -170,26 +170,6 @@ export function RecordDeployPage({ workspace }: PageProps) {
         </button>
       </form>
     </>
-  );
-}
-
-export function TextArea({ label, name, hint, error, rows = 6 }: { label: string; name: string; hint?: string; error?: string; rows?: number }) {
-  const id = `ta-${name}`;
-  return (
-    <div class={`field${error ? ' invalid' : ''}`}>
-      <label for={id}>{label}</label>
-      {hint && (
-        <small id={`${id}-hint`} class="muted">
-          {hint}
-        </small>
-      )}
-      <textarea id={id} name={name} rows={rows} spellcheck={false} aria-invalid={error ? true : undefined} aria-describedby={[hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined} />
-      {error && (
-        <small id={`${id}-error`} class="field-error">
-          {error}
-        </small>
-      )}
-    </div>
   );
 }
 
