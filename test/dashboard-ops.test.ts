@@ -129,6 +129,9 @@ for (const engine of engines()) {
       const deploy = await call('POST', '/v1/deploys', { workspaceId, commitSha: crypto.randomBytes(20).toString('hex'), environment: 'staging' });
       assert.equal(deploy.status, 201);
       const [first] = await receiver.waitFor('/fail', 1, 20_000);
+      // The worker records the attempt after the receiver answers: on busy cores that can be well
+      // after the receiver saw it, and the page reads the deliveries once.
+      await waitFor('the attempt recorded', async () => (await call('GET', `/v1/webhooks/${hook.id}/deliveries`)).body.data.length > 0, 20_000);
 
       await page().goto(`/w/${workspaceId}/webhooks/${hook.id}`);
       await heading(/Webhook Failing receiver/).waitFor();
